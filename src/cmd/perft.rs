@@ -1,0 +1,33 @@
+//! `junglezero perft DEPTH [--fen] [--rules] [--divide]`
+
+use std::io::Write;
+use std::time::Instant;
+
+use junglezero::jungle::perft;
+
+use crate::cli::PerftArgs;
+
+pub fn run(args: PerftArgs) -> anyhow::Result<()> {
+    let game = super::game_from_args(&args.position)?;
+    let (pos, rules) = (game.position(), game.rules());
+    let mut out = std::io::stdout().lock();
+    let start = Instant::now();
+    let nodes = if args.divide {
+        let mut rows = perft::divide(pos, rules, args.depth);
+        rows.sort_by_key(|(m, _)| m.to_string());
+        for (m, n) in &rows {
+            writeln!(out, "{m} {n}")?;
+        }
+        if args.depth == 0 { 1 } else { rows.iter().map(|(_, n)| n).sum() }
+    } else {
+        perft::perft(pos, rules, args.depth)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    writeln!(out, "nodes {nodes} time {secs:.3} nps {}", rate(nodes, secs))?;
+    Ok(())
+}
+
+/// Leaves per second, rounded; 0 when no time was measurable.
+pub fn rate(nodes: u64, secs: f64) -> u64 {
+    if secs > 0.0 { (nodes as f64 / secs).round() as u64 } else { 0 }
+}

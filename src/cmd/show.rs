@@ -1,0 +1,25 @@
+//! `junglezero show [--fen] [--rules]`
+
+use std::io::Write;
+
+use junglezero::game::{Game, Turn};
+use junglezero::jungle::{describe_outcome, diagram};
+
+use crate::cli::ShowArgs;
+
+pub fn run(args: ShowArgs) -> anyhow::Result<()> {
+    let game = super::game_from_args(&args.position)?;
+    let mut out = std::io::stdout().lock();
+    write!(out, "{}", diagram(game.position()))?;
+    writeln!(out, "fen {}", game.fen())?;
+    writeln!(out, "rules {}", game.rules())?;
+    match game.turn() {
+        Turn::Over(o) => writeln!(out, "game over: {}", describe_outcome(&o))?,
+        _ => {
+            let mut moves: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
+            moves.sort();
+            writeln!(out, "{} to move, {} legal moves: {}", game.side_to_move(), moves.len(), moves.join(" "))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,201 @@
+//! The game abstraction that search (MCTS, self-play, the arena) is generic over.
+//!
+//! A game is a state machine with two players who alternate, plus optional *chance* nodes where
+//! nature picks the next move with known probabilities (the 4×4 flip variant turns pieces face up
+//! at random). Jungle never has chance nodes. Search code asks [`Game::turn`] who acts next and
+//! either chooses among [`Game::legal_moves`] or, at a chance node, weighs the outcomes listed by
+//! [`Game::chance_outcomes`].
+
+use std::fmt;
+use std::hash::Hash;
+use std::ops::Deref;
+
+/// The two players in turn order. In Jungle `First` is Red.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Player {
+    First = 0,
+    Second = 1,
+}
+
+impl Player {
+    pub const BOTH: [Player; 2] = [Player::First, Player::Second];
+
+    #[inline]
+    pub const fn other(self) -> Player {
+        match self {
+            Player::First => Player::Second,
+            Player::Second => Player::First,
+        }
+    }
+
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Who acts next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turn {
+    /// A player chooses one of the legal moves.
+    Player(Player),
+    /// Nature picks one of the chance outcomes with its probability.
+    Chance,
+    /// The game is over.
+    Over(Outcome),
+}
+
+/// Why a game ended. Shared by every game so reports can count reasons uniformly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Reason {
+    /// A piece entered the opponent's den.
+    Den = 0,
+    /// The last enemy piece was captured.
+    Annihilation = 1,
+    /// The player to move had no legal move and lost.
+    NoMoves = 2,
+    /// Too many plies without a capture (Jungle) or without a flip or capture (flip variant).
+    NoProgress = 3,
+    /// A position occurred for the third time under the `draw` repetition rule.
+    Repetition = 4,
+    /// The configured cap on game length was reached.
+    MoveCap = 5,
+    /// A player resigned (self-play and matches only; never produced by the rules).
+    Resignation = 6,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 7] = [
+        Reason::Den,
+        Reason::Annihilation,
+        Reason::NoMoves,
+        Reason::NoProgress,
+        Reason::Repetition,
+        Reason::MoveCap,
+        Reason::Resignation,
+    ];
+
+    /// Stable lower-case name used in records, reports and protocol output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Reason::Den => "den",
+            Reason::Annihilation => "annihilation",
+            Reason::NoMoves => "no-moves",
+            Reason::NoProgress => "no-capture-limit",
+            Reason::Repetition => "repetition",
+            Reason::MoveCap => "move-cap",
+            Reason::Resignation => "resignation",
+        }
+    }
+
+    pub fn from_u8(v: u8) -> Option<Reason> {
+        Reason::ALL.get(v as usize).copied()
+    }
+
+    pub fn from_name(s: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|r| r.name() == s)
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// `None` for a draw.
+    pub winner: Option<Player>,
+    pub reason: Reason,
+}
+
+impl Outcome {
+    pub const fn win(winner: Player, reason: Reason) -> Outcome {
+        Outcome { winner: Some(winner), reason }
+    }
+
+    pub const fn draw(reason: Reason) -> Outcome {
+        Outcome { winner: None, reason }
+    }
+
+    /// The result as a value in [-1, 1] from `player`'s point of view.
+    pub fn value_for(&self, player: Player) -> f32 {
+        match self.winner {
+            None => 0.0,
+            Some(w) if w == player => 1.0,
+            Some(_) => -1.0,
+        }
+    }
+}
+
+/// A two-player game with optional chance nodes.
+///
+/// States are cheap to clone (search clones them when it walks the tree). Move lists are
+/// fixed-capacity values so generating moves never allocates.
+pub trait Game: Clone + Send + Sync + 'static {
+    type Move: Copy + Eq + Hash + fmt::Debug + fmt::Display + Send + Sync + 'static;
+    /// A fixed-capacity list of moves.
+    type MoveList: Deref<Target = [Self::Move]> + Default;
+
+    /// Who acts next, or the outcome once the game is over.
+    fn turn(&self) -> Turn;
+
+    /// The legal moves at a player node; empty at chance nodes and once the game is over.
+    fn legal_moves(&self) -> Self::MoveList;
+
+    /// At a chance node, the possible outcomes with their probabilities (summing to 1),
+    /// written into `out` (cleared first). Games without chance never call this.
+    fn chance_outcomes(&self, out: &mut Vec<(Self::Move, f32)>) {
+        out.clear();
+    }
+
+    /// Plays a move the caller knows to be legal (a legal move or a chance outcome).
+    /// Checked with `debug_assert!` only.
+    fn play_unchecked(&mut self, mv: Self::Move);
+
+    /// Plays a move after checking that it is legal.
+    fn play(&mut self, mv: Self::Move) -> Result<(), IllegalMove> {
+        if self.is_legal(mv) {
+            self.play_unchecked(mv);
+            Ok(())
+        } else {
+            Err(IllegalMove(mv.to_string()))
+        }
+    }
+
+    /// Whether `mv` is legal now (a legal move at a player node or an outcome at a chance node).
+    fn is_legal(&self, mv: Self::Move) -> bool {
+        match self.turn() {
+            Turn::Player(_) => self.legal_moves().contains(&mv),
+            Turn::Chance => {
+                let mut out = Vec::new();
+                self.chance_outcomes(&mut out);
+                out.iter().any(|&(m, p)| m == mv && p > 0.0)
+            }
+            Turn::Over(_) => false,
+        }
+    }
+
+    /// A hash of the position as search should see it (pieces and side to move).
+    fn hash(&self) -> u64;
+
+    /// Plies played so far in this game.
+    fn ply(&self) -> u32;
+
+    /// The outcome, once the game is over.
+    fn outcome(&self) -> Option<Outcome> {
+        match self.turn() {
+            Turn::Over(o) => Some(o),
+            _ => None,
+        }
+    }
+}
+
+/// A move that is not legal in the position it was played in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move {0}")]
+pub struct IllegalMove(pub String);

@@ -1,0 +1,20 @@
+//! The rules of Jungle: bitboard move generation, positions, history, notation and perft.
+
+pub mod explain;
+pub mod history;
+pub mod movegen;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod rules;
+pub mod state;
+pub mod tables;
+pub mod types;
+
+pub use history::History;
+pub use movegen::{MAX_MOVES, MoveList};
+pub use notation::{FenError, MoveTextError, START_FEN, diagram, fen, parse_fen, parse_move};
+pub use position::Position;
+pub use rules::{Repetition, Rules, RulesError};
+pub use state::{JungleGame, PlayError, describe_outcome};
+pub use types::{Kind, Move, Piece, Side, Square};
