@@ -1,6 +1,7 @@
 //! Explanations of illegal moves for people (terminal play, the protocol's error lines).
 
-use super::movegen::{self, can_capture, is_jump, jump_blocked};
+use super::legality::{can_capture, jump};
+use super::movegen;
 use super::rules::Repetition;
 use super::state::JungleGame;
 use super::tables::{DEN, NEIGHBOURS, WATER};
@@ -21,11 +22,11 @@ pub fn why_illegal(game: &JungleGame, mv: Move) -> String {
     let kind = piece.kind();
     let adjacent = NEIGHBOURS[from.index()] & to.bit() != 0;
     if !adjacent {
-        if is_jump(from, to) {
+        if let Some(blocked) = jump(pos, from, to) {
             if !kind.jumps() {
                 return "only the Lion and the Tiger jump across a river".into();
             }
-            if jump_blocked(pos, from, to) {
+            if blocked {
                 return "the jump is blocked by a Rat in the river".into();
             }
         } else {
@@ -45,7 +46,7 @@ pub fn why_illegal(game: &JungleGame, mv: Move) -> String {
         if target.side() == us {
             return format!("{to} holds your own {}", target.kind());
         }
-        if !can_capture(pos, rules, from, to) {
+        if !can_capture(rules, piece, from, target, to) {
             let (att_water, def_water) = (WATER & from.bit() != 0, WATER & to.bit() != 0);
             return if att_water && !def_water {
                 "a Rat in the water cannot capture a piece on land".into()

@@ -2,6 +2,7 @@
 
 pub mod explain;
 pub mod history;
+pub mod legality;
 pub mod movegen;
 pub mod notation;
 pub mod perft;

@@ -14,7 +14,7 @@ use arrayvec::ArrayVec;
 use super::history::History;
 use super::position::Position;
 use super::rules::{Repetition, Rules};
-use super::tables::{BIT, BOARD, DEN, JUMPS_FROM, NEIGHBOURS, NO_SQUARE, TRAPS, WATER, squares};
+use super::tables::{BIT, BOARD, DEN, JUMPS_FROM, NEIGHBOURS, TRAPS, WATER, squares};
 use super::types::{Kind, Move, Square};
 
 /// The most moves a position can have: 8 pieces, each with at most 4 directions, and each
@@ -185,34 +185,4 @@ pub fn has_legal_move(pos: &Position, rules: &Rules, hist: &History) -> bool {
 #[inline]
 pub fn forbidden_by_repetition(pos: &Position, hist: &History, mv: Move) -> bool {
     !pos.is_capture(mv) && hist.occurrences(pos.hash_after_quiet(mv)) >= 2
-}
-
-/// Whether the piece of `kind` may capture the enemy piece on `target` from `from` under the
-/// rank, trap and water rules (adjacency is not checked). Used to explain illegal moves.
-pub fn can_capture(pos: &Position, rules: &Rules, from: Square, target: Square) -> bool {
-    let Some(att) = pos.piece_at(from) else { return false };
-    let Some(def) = pos.piece_at(target) else { return false };
-    if att.side() == def.side() || att.side() != pos.side_to_move() {
-        return false;
-    }
-    let ctx = Ctx::new(pos, rules);
-    let set = if att.kind() == Kind::Rat {
-        if from.bit() & WATER != 0 { ctx.rat_from_water } else { ctx.rat_from_land }
-    } else {
-        ctx.targets[att.kind().index()] & !WATER
-    };
-    set & target.bit() != 0
-}
-
-/// Whether a Lion or Tiger jump from `from` to `to` is blocked by a Rat in the river.
-pub fn jump_blocked(pos: &Position, from: Square, to: Square) -> bool {
-    let (jumps, n) = &JUMPS_FROM[from.index()];
-    let rats = pos.bb(pos.side_to_move(), Kind::Rat) | pos.bb(pos.side_to_move().flip(), Kind::Rat);
-    jumps[..*n as usize].iter().any(|j| j.to as usize == to.index() && j.path & rats != 0)
-}
-
-/// Whether `to` is the landing square of a river jump from `from` (blocked or not).
-pub fn is_jump(from: Square, to: Square) -> bool {
-    let (jumps, n) = &JUMPS_FROM[from.index()];
-    jumps[..*n as usize].iter().any(|j| j.to as usize == to.index() && j.to != NO_SQUARE)
 }

@@ -127,8 +127,10 @@ impl JungleGame {
         if let Some(w) = pos.den_winner() {
             return Turn::Over(Outcome::win(w.player(), Reason::Den));
         }
-        if pos.count(stm) == 0 {
-            return Turn::Over(Outcome::win(stm.flip().player(), Reason::Annihilation));
+        for side in [stm, stm.flip()] {
+            if pos.count(side) == 0 {
+                return Turn::Over(Outcome::win(side.flip().player(), Reason::Annihilation));
+            }
         }
         if self.rules.repetition == Repetition::Draw && self.history.current_reps() >= 3 {
             return Turn::Over(Outcome::draw(Reason::Repetition));
@@ -167,9 +169,7 @@ impl JungleGame {
         if let Turn::Over(o) = self.turn {
             return Err(PlayError::GameOver(describe_outcome(&o)));
         }
-        let mut list = MoveList::new();
-        self.legal_moves_into(&mut list);
-        if list.contains(&mv) {
+        if super::legality::is_legal(&self.pos, &self.rules, &self.history, mv) {
             self.play_move_unchecked(mv);
             Ok(())
         } else {
@@ -229,6 +229,10 @@ impl Game for JungleGame {
 
     fn play(&mut self, mv: Move) -> Result<(), IllegalMove> {
         self.play_checked(mv).map_err(|e| IllegalMove(e.to_string()))
+    }
+
+    fn is_legal(&self, mv: Move) -> bool {
+        matches!(self.turn, Turn::Player(_)) && super::legality::is_legal(&self.pos, &self.rules, &self.history, mv)
     }
 
     #[inline(always)]

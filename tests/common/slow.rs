@@ -1,0 +1,256 @@
+//! A slow, obviously-correct Jungle referee written from RULES.md for tests only.
+//!
+//! It shares nothing with the engine but the public `Position::piece_at` accessor: terrain is
+//! spelled out by square names, moves are found by walking a grid, and repetitions are counted
+//! by comparing board strings.
+
+use junglezero::jungle::{Position, Rules, Side, Square};
+use junglezero::jungle::Repetition;
+
+/// (side, letter) on each square, `grid[rank][file]` with rank 0 = rank 1.
+pub type Grid = [[Option<(Side, char)>; 7]; 9];
+
+pub fn grid(pos: &Position) -> Grid {
+    let mut g: Grid = [[None; 7]; 9];
+    for s in Square::all() {
+        if let Some(p) = pos.piece_at(s) {
+            g[s.rank()][s.file()] = Some((p.side(), p.kind().letter()));
+        }
+    }
+    g
+}
+
+fn named(list: &[&str], file: i32, rank: i32) -> bool {
+    let name = format!("{}{}", (b'a' + file as u8) as char, rank + 1);
+    list.contains(&name.as_str())
+}
+
+pub fn water(f: i32, r: i32) -> bool {
+    named(&["b4", "c4", "b5", "c5", "b6", "c6", "e4", "f4", "e5", "f5", "e6", "f6"], f, r)
+}
+
+fn den_of(side: Side) -> (i32, i32) {
+    match side {
+        Side::Red => (3, 0),
+        Side::Blue => (3, 8),
+    }
+}
+
+fn trap_of(side: Side, f: i32, r: i32) -> bool {
+    match side {
+        Side::Red => named(&["c1", "e1", "d2"], f, r),
+        Side::Blue => named(&["c9", "e9", "d8"], f, r),
+    }
+}
+
+fn rank_of(letter: char, rules: &Rules) -> u8 {
+    match letter {
+        'R' => 1,
+        'C' => 2,
+        'D' => {
+            if rules.dog_over_wolf {
+                4
+            } else {
+                3
+            }
+        }
+        'W' => {
+            if rules.dog_over_wolf {
+                3
+            } else {
+                4
+            }
+        }
+        'P' => 5,
+        'T' => 6,
+        'L' => 7,
+        'E' => 8,
+        _ => panic!("letter {letter}"),
+    }
+}
+
+fn captures(rules: &Rules, att: (Side, char), af: (i32, i32), def: (Side, char), df: (i32, i32)) -> bool {
+    let aw = water(af.0, af.1);
+    let dw = water(df.0, df.1);
+    if aw != dw {
+        return rules.rat_captures_across_shore && att.1 == 'R' && def.1 == 'R';
+    }
+    if trap_of(att.0, df.0, df.1) {
+        if att.1 == 'E' && def.1 == 'R' {
+            return rules.elephant_takes_trapped_rat;
+        }
+        return true;
+    }
+    if att.1 == 'E' && def.1 == 'R' {
+        return false;
+    }
+    if att.1 == 'R' && def.1 == 'E' {
+        return true;
+    }
+    rank_of(att.1, rules) >= rank_of(def.1, rules)
+}
+
+/// A position key for repetition: the board and the side to move.
+pub fn key(g: &Grid, side: Side) -> String {
+    let mut s = String::new();
+    for row in g {
+        for c in row {
+            s.push(match c {
+                None => '.',
+                Some((Side::Red, l)) => *l,
+                Some((Side::Blue, l)) => l.to_ascii_lowercase(),
+            });
+        }
+    }
+    s.push(if side == Side::Red { 'w' } else { 'b' });
+    s
+}
+
+/// Moves ignoring repetition, as ((from file, rank), (to file, rank)).
+pub fn pseudo_moves(g: &Grid, side: Side, rules: &Rules) -> Vec<((i32, i32), (i32, i32))> {
+    let mut out = Vec::new();
+    for r in 0..9i32 {
+        for f in 0..7i32 {
+            let Some(piece) = g[r as usize][f as usize] else { continue };
+            if piece.0 != side {
+                continue;
+            }
+            for (df, dr) in [(0, 1), (1, 0), (0, -1), (-1, 0)] {
+                let (mut tf, mut tr) = (f + df, r + dr);
+                if !(0..7).contains(&tf) || !(0..9).contains(&tr) {
+                    continue;
+                }
+                if water(tf, tr) && piece.1 != 'R' {
+                    if piece.1 != 'L' && piece.1 != 'T' {
+                        continue;
+                    }
+                    let mut blocked = false;
+                    while water(tf, tr) {
+                        if matches!(g[tr as usize][tf as usize], Some((_, 'R'))) {
+                            blocked = true;
+                        }
+                        tf += df;
+                        tr += dr;
+                    }
+                    if blocked {
+                        continue;
+                    }
+                }
+                if (tf, tr) == den_of(side) {
+                    continue;
+                }
+                match g[tr as usize][tf as usize] {
+                    None => out.push(((f, r), (tf, tr))),
+                    Some(t) if t.0 == side => {}
+                    Some(t) => {
+                        if captures(rules, piece, (f, r), t, (tf, tr)) {
+                            out.push(((f, r), (tf, tr)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn apply(g: &Grid, m: ((i32, i32), (i32, i32))) -> (Grid, bool) {
+    let mut n = *g;
+    let ((ff, fr), (tf, tr)) = m;
+    let capture = n[tr as usize][tf as usize].is_some();
+    n[tr as usize][tf as usize] = n[fr as usize][ff as usize].take();
+    (n, capture)
+}
+
+pub fn text(m: ((i32, i32), (i32, i32))) -> String {
+    let ((ff, fr), (tf, tr)) = m;
+    format!("{}{}{}{}", (b'a' + ff as u8) as char, fr + 1, (b'a' + tf as u8) as char, tr + 1)
+}
+
+/// The slow referee's view of a game: the grid, side to move, counters and the keys of the
+/// positions since the last capture (current one included).
+#[derive(Clone)]
+pub struct Referee {
+    pub grid: Grid,
+    pub side: Side,
+    pub halfmove: u32,
+    pub ply: u32,
+    pub window: Vec<String>,
+    pub rules: Rules,
+}
+
+/// Result as (winner side or None for a draw, reason name).
+pub type Verdict = (Option<Side>, &'static str);
+
+impl Referee {
+    pub fn new(pos: &Position, rules: Rules) -> Referee {
+        let grid = grid(pos);
+        let side = pos.side_to_move();
+        Referee { grid, side, halfmove: pos.halfmove() as u32, ply: pos.ply(), window: vec![key(&grid, side)], rules }
+    }
+
+    /// Legal moves as text, sorted.
+    pub fn legal(&self) -> Vec<String> {
+        let mut v: Vec<String> = pseudo_moves(&self.grid, self.side, &self.rules)
+            .into_iter()
+            .filter(|&m| {
+                let (n, capture) = apply(&self.grid, m);
+                if capture || self.rules.repetition != Repetition::Forbidden {
+                    return true;
+                }
+                let k = key(&n, self.side.flip());
+                self.window.iter().filter(|w| **w == k).count() < 2
+            })
+            .map(text)
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub fn play(&mut self, mv: &str) {
+        let m = pseudo_moves(&self.grid, self.side, &self.rules)
+            .into_iter()
+            .find(|&m| text(m) == mv)
+            .unwrap_or_else(|| panic!("referee: {mv} is not a move"));
+        let (n, capture) = apply(&self.grid, m);
+        self.grid = n;
+        self.side = self.side.flip();
+        self.ply += 1;
+        if capture {
+            self.halfmove = 0;
+            self.window.clear();
+        } else {
+            self.halfmove += 1;
+        }
+        self.window.push(key(&self.grid, self.side));
+    }
+
+    /// The outcome if the game is over.
+    pub fn verdict(&self) -> Option<Verdict> {
+        for side in [Side::Red, Side::Blue] {
+            let (f, r) = den_of(side.flip());
+            if matches!(self.grid[r as usize][f as usize], Some((s, _)) if s == side) {
+                return Some((Some(side), "den"));
+            }
+        }
+        for side in [self.side, self.side.flip()] {
+            if !self.grid.iter().flatten().any(|c| matches!(c, Some((s, _)) if *s == side)) {
+                return Some((Some(side.flip()), "annihilation"));
+            }
+        }
+        let current = key(&self.grid, self.side);
+        if self.rules.repetition == Repetition::Draw && self.window.iter().filter(|w| **w == current).count() >= 3 {
+            return Some((None, "repetition"));
+        }
+        if self.rules.no_capture_plies > 0 && self.halfmove >= self.rules.no_capture_plies as u32 {
+            return Some((None, "no-capture-limit"));
+        }
+        if self.rules.max_plies > 0 && self.ply >= self.rules.max_plies as u32 {
+            return Some((None, "move-cap"));
+        }
+        if self.legal().is_empty() {
+            return Some((Some(self.side.flip()), "no-moves"));
+        }
+        None
+    }
+}
