@@ -23,9 +23,11 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             // One line naming the problem, not clap's multi-line usage block.
+            // The first paragraph of clap's message, joined into one line.
             let text = e.render().to_string();
-            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-            eprintln!("{}", line.trim());
+            let para: Vec<&str> =
+                text.lines().map(str::trim).skip_while(|l| l.is_empty()).take_while(|l| !l.is_empty()).collect();
+            eprintln!("{}", if para.is_empty() { "error: invalid arguments".to_string() } else { para.join(" ") });
             return ExitCode::from(2);
         }
     };

@@ -1,0 +1,80 @@
+//! The command line, run as a user would: output formats, and bad input giving one line on
+//! stderr and exit code 2, never a panic.
+
+use std::process::{Command, Output};
+
+pub fn junglezero(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).output().expect("binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn perft_prints_the_summary_line() {
+    let o = junglezero(&["perft", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap();
+    let f: Vec<&str> = last.split(' ').collect();
+    assert_eq!(f.len(), 6, "{last}");
+    assert_eq!((f[0], f[1], f[2], f[4]), ("nodes", "260099", "time", "nps"));
+    assert!(f[3].parse::<f64>().is_ok() && f[5].parse::<u64>().is_ok(), "{last}");
+}
+
+#[test]
+fn perft_divide_lists_each_root_move() {
+    let o = junglezero(&["perft", "3", "--divide", "--fen", "6c/7/7/7/7/7/7/7/C6 w", "--rules", "repetition=off"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    let sum: u64 = lines[..2]
+        .iter()
+        .map(|l| {
+            let (mv, n) = l.split_once(' ').unwrap();
+            assert!(mv == "a1a2" || mv == "a1b1", "{l}");
+            n.parse::<u64>().unwrap()
+        })
+        .sum();
+    assert_eq!(sum, 12);
+    assert!(lines[2].starts_with("nodes 12 time "), "{}", lines[2]);
+}
+
+#[test]
+fn show_draws_the_board_and_lists_moves() {
+    let o = junglezero(&["show"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("  9  l . # * # . t"), "{out}");
+    assert!(out.contains("Red to move, 24 legal moves: a1a2 a1b1"), "{out}");
+    let o = junglezero(&["show", "--fen", "3C3/7/7/7/7/7/7/7/6r b"]);
+    assert!(stdout(&o).contains("game over: Red wins by den"), "{}", stdout(&o));
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_code_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["perft", "x"], "invalid value 'x'"),
+        (&["perft", "3", "--fen", "7/7 w"], "2 ranks"),
+        (&["perft", "3", "--fen", "l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L q"], "unknown side to move 'q'"),
+        (&["perft", "3", "--rules", "repetition=sometimes"], "repetition"),
+        (&["perft", "3", "--rules", "colour=red"], "unknown rule 'colour'"),
+        (&["show", "--fen", "L5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w"], "two Red Lions"),
+        (&["frobnicate"], "frobnicate"),
+        (&["perft"], "DEPTH"),
+    ];
+    for (args, want) in cases {
+        let o = junglezero(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?} should print one line, got {err:?}");
+        assert!(err.contains(want), "{args:?}: {err:?} should mention {want:?}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
