@@ -1,5 +1,7 @@
 //! The command line (clap derive). Handlers live in `cmd/`.
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand};
 
 use junglezero::jungle::{Rules, START_FEN};
@@ -17,6 +19,12 @@ pub enum Command {
     Perft(PerftArgs),
     /// Show a position as a board diagram with its legal moves.
     Show(ShowArgs),
+    /// Search a position with the alpha-beta engine; prints info lines and the best move.
+    Search(SearchArgs),
+    /// Play against the engine in the terminal.
+    Play(PlayArgs),
+    /// Speak the UCI-style protocol on stdin/stdout.
+    Uci(UciArgs),
     /// Benchmarks that print figures for BENCHMARKS.md.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -28,13 +36,42 @@ pub struct PositionArgs {
     /// Position in FEN (default: the start position).
     #[arg(long, default_value = START_FEN)]
     pub fen: String,
-    /// Rule switches as key=value pairs, e.g. repetition=off,rat_captures_across_shore=on.
-    #[arg(long, value_parser = parse_rules, default_value = "default")]
-    pub rules: Rules,
+    /// Rule switches as key=value pairs, e.g. repetition=off,rat_captures_across_shore=on
+    /// (applied over the config's [rules]).
+    #[arg(long, value_parser = check_rules)]
+    pub rules: Option<String>,
 }
 
-pub fn parse_rules(s: &str) -> Result<Rules, String> {
-    s.parse::<Rules>().map_err(|e| e.to_string())
+fn check_rules(s: &str) -> Result<String, String> {
+    s.parse::<Rules>().map(|_| s.to_string()).map_err(|e| e.to_string())
+}
+
+/// Where settings come from: defaults, then `--config`, then each `--set`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ConfigArgs {
+    /// A TOML config file (see configs/).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Override one setting, e.g. --set search.hash_mb=256 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Search to this depth.
+    #[arg(long, conflicts_with_all = ["movetime", "nodes"])]
+    pub depth: Option<u32>,
+    /// Search for this many milliseconds (the default is 2000 when no limit is given).
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Search this many nodes.
+    #[arg(long)]
+    pub nodes: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -65,4 +102,48 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         runs: u32,
     },
+    /// Fixed-depth alpha-beta searches of a fixed set of positions; prints the total node
+    /// count (a signature of the search) and nodes per second.
+    Search {
+        /// Search depth for every position.
+        #[arg(long, default_value_t = 12)]
+        depth: u32,
+        /// Transposition table size in MiB (cleared before each position).
+        #[arg(long, default_value_t = 64)]
+        hash_mb: usize,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct UciArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Colour {
+    Red,
+    Blue,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineKind {
+    Alphabeta,
+}
+
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The engine to play against.
+    #[arg(long, value_enum, default_value = "alphabeta")]
+    pub engine: EngineKind,
+    /// Engine thinking time per move in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub movetime: u64,
+    /// The colour you play.
+    #[arg(long, value_enum, default_value = "red")]
+    pub human: Colour,
 }

@@ -45,6 +45,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Show(args) => cmd::show::run(args),
+        Command::Search(args) => cmd::search::run(args),
+        Command::Play(args) => cmd::play::run(args),
+        Command::Uci(args) => {
+            junglezero::protocol::serve_stdio(cmd::load_config(&args.config)?);
+            Ok(())
+        }
         Command::Bench(b) => cmd::bench::run(b),
     }
 }

@@ -54,7 +54,7 @@ fn show_draws_the_board_and_lists_moves() {
     assert!(out.contains("  9  l . # * # . t"), "{out}");
     assert!(out.contains("Red to move, 24 legal moves: a1a2 a1b1"), "{out}");
     let o = junglezero(&["show", "--fen", "3C3/7/7/7/7/7/7/7/6r b"]);
-    assert!(stdout(&o).contains("game over: Red wins by den"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("game over: Red wins by entering the den"), "{}", stdout(&o));
 }
 
 #[test]

@@ -2,18 +2,30 @@
 
 pub mod bench;
 pub mod perft;
+pub mod play;
+pub mod search;
 pub mod show;
 
 use anyhow::Context;
 
-use junglezero::jungle::{JungleGame, parse_fen};
+use junglezero::config::Config;
+use junglezero::jungle::{JungleGame, Rules, parse_fen};
 
-use crate::cli::PositionArgs;
+use crate::cli::{ConfigArgs, PositionArgs};
 
-/// The game described by `--fen` and `--rules`.
-pub fn game_from_args(args: &PositionArgs) -> anyhow::Result<JungleGame> {
+/// The game described by `--fen` and `--rules`, over `base` rules.
+pub fn game_from_args(args: &PositionArgs, base: Rules) -> anyhow::Result<JungleGame> {
     let pos = parse_fen(&args.fen).with_context(|| format!("bad --fen '{}'", args.fen))?;
-    Ok(JungleGame::new(pos, args.rules))
+    let mut rules = base;
+    if let Some(spec) = &args.rules {
+        rules.apply_overrides(spec).context("bad --rules")?;
+    }
+    Ok(JungleGame::new(pos, rules))
+}
+
+/// The config from defaults, `--config` and `--set`.
+pub fn load_config(args: &ConfigArgs) -> anyhow::Result<Config> {
+    Ok(Config::load(args.config.as_deref(), &args.set)?)
 }
 
 /// Whether an error is a closed stdout (e.g. output piped into `head`), which is not a failure.

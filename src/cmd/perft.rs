@@ -3,12 +3,12 @@
 use std::io::Write;
 use std::time::Instant;
 
-use junglezero::jungle::perft;
+use junglezero::jungle::{Rules, perft};
 
 use crate::cli::PerftArgs;
 
 pub fn run(args: PerftArgs) -> anyhow::Result<()> {
-    let game = super::game_from_args(&args.position)?;
+    let game = super::game_from_args(&args.position, Rules::default())?;
     let (pos, rules) = (game.position(), game.rules());
     let mut out = std::io::stdout().lock();
     let start = Instant::now();

@@ -3,12 +3,12 @@
 use std::io::Write;
 
 use junglezero::game::{Game, Turn};
-use junglezero::jungle::{describe_outcome, diagram};
+use junglezero::jungle::{Rules, describe_outcome, diagram};
 
 use crate::cli::ShowArgs;
 
 pub fn run(args: ShowArgs) -> anyhow::Result<()> {
-    let game = super::game_from_args(&args.position)?;
+    let game = super::game_from_args(&args.position, Rules::default())?;
     let mut out = std::io::stdout().lock();
     write!(out, "{}", diagram(game.position()))?;
     writeln!(out, "fen {}", game.fen())?;

@@ -30,8 +30,9 @@ pub fn why_illegal(game: &JungleGame, mv: Move) -> String {
                 return "the jump is blocked by a Rat in the river".into();
             }
         } else {
+            let article = if kind == Kind::Elephant { "an" } else { "a" };
             return format!(
-                "a {kind} moves one square up, down, left or right{}",
+                "{article} {kind} moves one square up, down, left or right{}",
                 if kind.jumps() { ", or jumps straight across a river" } else { "" }
             );
         }

@@ -15,7 +15,7 @@ use super::history::History;
 use super::position::Position;
 use super::rules::{Repetition, Rules};
 use super::tables::{BIT, BOARD, DEN, JUMPS_FROM, NEIGHBOURS, TRAPS, WATER, squares};
-use super::types::{Kind, Move, Square};
+use super::types::{Kind, Move, Side, Square};
 
 /// The most moves a position can have: 8 pieces, each with at most 4 directions, and each
 /// direction yields one step or one jump, never both (a jump starts where the step would be
@@ -42,8 +42,7 @@ struct Ctx {
 
 impl Ctx {
     #[inline(always)]
-    fn new(pos: &Position, rules: &Rules) -> Ctx {
-        let us = pos.side_to_move();
+    fn new(pos: &Position, rules: &Rules, us: Side) -> Ctx {
         let them = us.flip();
         let enemy = pos.occupied(them);
         let e = |k: Kind| pos.bb(them, k);
@@ -115,11 +114,10 @@ impl Ctx {
     }
 }
 
-/// Calls `f(kind, from, destinations)` for every piece of the side to move.
+/// Calls `f(from, destinations)` for every piece of `us`, as if `us` were to move.
 #[inline(always)]
-fn for_each_piece(pos: &Position, rules: &Rules, mut f: impl FnMut(usize, u64)) {
-    let ctx = Ctx::new(pos, rules);
-    let us = pos.side_to_move();
+fn for_each_piece(pos: &Position, rules: &Rules, us: Side, mut f: impl FnMut(usize, u64)) {
+    let ctx = Ctx::new(pos, rules, us);
     for kind in Kind::ALL {
         if let Some(from) = pos.square_of(us, kind) {
             f(from.index(), ctx.destinations(kind, from.index()));
@@ -130,7 +128,7 @@ fn for_each_piece(pos: &Position, rules: &Rules, mut f: impl FnMut(usize, u64)) 
 /// All pseudo-legal moves (every rule but repetition), appended to `out`.
 #[inline]
 pub fn pseudo_moves(pos: &Position, rules: &Rules, out: &mut MoveList) {
-    for_each_piece(pos, rules, |from, dests| {
+    for_each_piece(pos, rules, pos.side_to_move(), |from, dests| {
         for to in squares(dests) {
             // MAX_MOVES bounds the count (see its comment), so this never overflows.
             out.push(Move::new(Square::new(from as u8), Square::new(to as u8)));
@@ -141,8 +139,14 @@ pub fn pseudo_moves(pos: &Position, rules: &Rules, out: &mut MoveList) {
 /// Number of pseudo-legal moves.
 #[inline]
 pub fn count_pseudo(pos: &Position, rules: &Rules) -> u32 {
+    count_pseudo_for(pos, rules, pos.side_to_move())
+}
+
+/// Number of pseudo-legal moves `side` would have if it were to move (mobility).
+#[inline]
+pub fn count_pseudo_for(pos: &Position, rules: &Rules, side: Side) -> u32 {
     let mut n = 0;
-    for_each_piece(pos, rules, |_, dests| n += dests.count_ones());
+    for_each_piece(pos, rules, side, |_, dests| n += dests.count_ones());
     n
 }
 

@@ -239,7 +239,7 @@ mod tests {
             ("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L", "no side to move"),
             ("L5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w", "two Red Lions"),
             ("l5t/1d3c1/r1p1w1e/7/1E5/7/2W1P1R/1C3D1/T5L w", "Elephant in water at b5"),
-            ("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T2C2L w", "Red Cat in its own den at d1"),
+            ("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/5D1/T2C2L w", "Red Cat in its own den at d1"),
             ("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w 0 0", "move number '0'"),
             ("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w x 1", "plies since capture 'x'"),
             ("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w 0 1 zz", "unexpected text 'zz'"),

@@ -236,6 +236,27 @@ impl Position {
         p
     }
 
+    /// The same position with colours swapped and the board turned 180 degrees: what the other
+    /// side sees. The rules are symmetric under this, so values simply change sign.
+    pub fn colour_flipped(&self) -> Position {
+        let mut p = Position::empty();
+        for (s, pc) in self.pieces() {
+            p.put(Piece::new(pc.side().flip(), pc.kind()), s.rotate());
+        }
+        p.set_side(self.side.flip());
+        p.set_counters(self.halfmove, self.ply);
+        p
+    }
+
+    /// The side to move passes (search's null move); counters are left alone.
+    #[inline]
+    pub fn null_move(&self) -> Position {
+        let mut p = *self;
+        p.side = p.side.flip();
+        p.hash ^= ZOBRIST_BLUE;
+        p
+    }
+
     /// Every piece on the board with its square.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
         Square::all().filter_map(|s| self.piece_at(s).map(|p| (s, p)))

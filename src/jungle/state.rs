@@ -198,11 +198,25 @@ impl JungleGame {
     }
 }
 
-/// "Red wins: den entry", "draw: repetition".
+/// The result in words: "Red wins by entering the den", "draw by threefold repetition".
 pub fn describe_outcome(o: &Outcome) -> String {
     match o.winner {
-        Some(p) => format!("{} wins by {}", Side::from_player(p), o.reason),
-        None => format!("draw by {}", o.reason),
+        Some(p) => {
+            let (w, l) = (Side::from_player(p), Side::from_player(p.other()));
+            match o.reason {
+                Reason::Den => format!("{w} wins by entering the den"),
+                Reason::Annihilation => format!("{w} wins by capturing every {l} piece"),
+                Reason::NoMoves => format!("{w} wins: {l} has no legal move"),
+                Reason::Resignation => format!("{w} wins: {l} resigned"),
+                other => format!("{w} wins ({other})"),
+            }
+        }
+        None => match o.reason {
+            Reason::NoProgress => "draw: too many plies without a capture".into(),
+            Reason::Repetition => "draw by threefold repetition".into(),
+            Reason::MoveCap => "draw: the move cap was reached".into(),
+            other => format!("draw ({other})"),
+        },
     }
 }
 

@@ -1,0 +1,40 @@
+//! `junglezero search [--fen] [--rules] [--depth N | --movetime MS | --nodes N]`
+
+use std::io::Write;
+use std::time::Duration;
+
+use junglezero::alphabeta::{Engine, Eval, Limits};
+use junglezero::game::{Game, Turn};
+use junglezero::jungle::describe_outcome;
+
+use crate::cli::SearchArgs;
+
+pub fn run(args: SearchArgs) -> anyhow::Result<()> {
+    let config = super::load_config(&args.config)?;
+    let game = super::game_from_args(&args.position, config.rules)?;
+    let mut engine = Engine::new(&config.search, Eval::new(&config.eval, *game.rules()));
+    let limits = Limits {
+        depth: args.depth,
+        nodes: args.nodes,
+        movetime: Some(Duration::from_millis(args.movetime.unwrap_or(2000))).filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
+        clock: None,
+    };
+    let mut out = std::io::stdout().lock();
+    if let Turn::Over(o) = game.turn() {
+        writeln!(out, "info string game over: {}", describe_outcome(&o))?;
+        writeln!(out, "bestmove (none)")?;
+        return Ok(());
+    }
+    let mut write_err = None;
+    let result = engine.search(&game, &limits, &mut |info| {
+        if let Err(e) = writeln!(out, "{info}").and_then(|_| out.flush()) {
+            write_err.get_or_insert(e);
+        }
+    });
+    if let Some(e) = write_err {
+        return Err(e.into());
+    }
+    let best = result.best.map_or_else(|| "(none)".to_string(), |m| m.to_string());
+    writeln!(out, "bestmove {best}")?;
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! The typed configuration: defaults, then a TOML file, then `section.key=value` overrides from
+//! the command line. Unknown keys are errors, values are range-checked by [`Config::validate`],
+//! and runs save a snapshot of the result.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::alphabeta::{EvalWeights, SearchConfig};
+use crate::jungle::Rules;
+
+/// Everything a component can be configured with. Each section has its own defaults.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// The rules every component plays under.
+    pub rules: Rules,
+    /// The alpha-beta engine.
+    pub search: SearchConfig,
+    /// The alpha-beta engine's evaluation weights.
+    pub eval: EvalWeights,
+}
+
+/// A configuration problem, naming the file or key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config {path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("config key '{key}': {message}")]
+    Invalid { key: String, message: String },
+    #[error("override '{0}' is not of the form section.key=value")]
+    NotKeyValue(String),
+    #[error("unknown config key '{0}'")]
+    UnknownKey(String),
+}
+
+/// Checks `lo <= v <= hi` for key `key`.
+pub fn check_range<T: PartialOrd + std::fmt::Display>(key: &str, v: T, lo: T, hi: T) -> Result<(), ConfigError> {
+    if v < lo || v > hi {
+        Err(ConfigError::Invalid { key: key.into(), message: format!("{v} is out of range ({lo} to {hi})") })
+    } else {
+        Ok(())
+    }
+}
+
+impl Config {
+    /// Defaults, then the file (if any), then the overrides; validated.
+    pub fn load(path: Option<&Path>, overrides: &[String]) -> Result<Config, ConfigError> {
+        let mut table = match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read { path: p.into(), source })?;
+                text.parse::<toml::Table>()
+                    .map_err(|e| ConfigError::Parse { path: p.display().to_string(), message: one_line(&e.to_string()) })?
+            }
+            None => toml::Table::new(),
+        };
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        let source = path.map_or_else(|| "(defaults)".to_string(), |p| p.display().to_string());
+        let config = Config::deserialize(toml::Value::Table(table))
+            .map_err(|e| ConfigError::Parse { path: source, message: one_line(&e.to_string()) })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Parses a TOML string (for tests and snapshots).
+    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        let config: Config =
+            toml::from_str(text).map_err(|e| ConfigError::Parse { path: "(text)".into(), message: one_line(&e.to_string()) })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// Range checks for every section.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.search.validate()?;
+        self.eval.validate()?;
+        Ok(())
+    }
+}
+
+/// toml's messages span several lines (a source excerpt); keep the gist on one line.
+fn one_line(msg: &str) -> String {
+    msg.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('|') && !l.contains("-->")).collect::<Vec<_>>().join(" ")
+}
+
+/// Sets `section.key=value` in `table`. The value's type follows the default config's value
+/// at that key, so `rules.dog_over_wolf=on`, `search.hash_mb=64` and `rules.repetition=off` all
+/// mean what they say.
+pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigError> {
+    let (key, raw) = spec.split_once('=').ok_or_else(|| ConfigError::NotKeyValue(spec.into()))?;
+    let (key, raw) = (key.trim(), raw.trim());
+    let path: Vec<&str> = key.split('.').collect();
+    let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid {
+        key: key.into(),
+        message: e.to_string(),
+    })?;
+    let mut default_here = &defaults;
+    for part in &path {
+        default_here = default_here.get(part).ok_or_else(|| ConfigError::UnknownKey(key.into()))?;
+    }
+    let bad = |what: &str| ConfigError::Invalid { key: key.into(), message: format!("'{raw}' is not {what}") };
+    let value = match default_here {
+        toml::Value::Boolean(_) => toml::Value::Boolean(match raw {
+            "on" | "true" | "yes" | "1" => true,
+            "off" | "false" | "no" | "0" => false,
+            _ => return Err(bad("on or off")),
+        }),
+        toml::Value::Integer(_) => toml::Value::Integer(raw.parse().map_err(|_| bad("a whole number"))?),
+        toml::Value::Float(_) => toml::Value::Float(raw.parse().map_err(|_| bad("a number"))?),
+        toml::Value::String(_) => toml::Value::String(raw.to_string()),
+        other => {
+            // Arrays and tables: parse the value as TOML.
+            let parsed: toml::Table = format!("v = {raw}").parse().map_err(|_| bad("a TOML value"))?;
+            let v = parsed.get("v").cloned().ok_or_else(|| bad("a TOML value"))?;
+            if std::mem::discriminant(&v) != std::mem::discriminant(other) {
+                return Err(bad(other.type_str()));
+            }
+            v
+        }
+    };
+    let mut node = table;
+    for part in &path[..path.len() - 1] {
+        let entry = node.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        node = entry.as_table_mut().ok_or_else(|| ConfigError::Invalid {
+            key: key.into(),
+            message: format!("'{part}' is not a section"),
+        })?;
+    }
+    node.insert(path[path.len() - 1].to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jungle::Repetition;
+
+    #[test]
+    fn overrides_follow_the_default_types() {
+        let c = Config::load(
+            None,
+            &["rules.dog_over_wolf=on".into(), "rules.repetition=off".into(), "search.hash_mb=8".into()],
+        )
+        .unwrap();
+        assert!(c.rules.dog_over_wolf);
+        assert_eq!(c.rules.repetition, Repetition::Off);
+        assert_eq!(c.search.hash_mb, 8);
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = Config::load(None, &["search.hash_mbb=8".into()]).unwrap_err().to_string();
+        assert!(e.contains("search.hash_mbb"), "{e}");
+        let e = Config::load(None, &["search.hash_mb=lots".into()]).unwrap_err().to_string();
+        assert!(e.contains("search.hash_mb") && e.contains("lots"), "{e}");
+        let e = Config::load(None, &["search.hash_mb=0".into()]).unwrap_err().to_string();
+        assert!(e.contains("search.hash_mb") && e.contains("out of range"), "{e}");
+        let e = Config::from_toml("[search]\nthreadz = 2\n").unwrap_err().to_string();
+        assert!(e.contains("threadz"), "{e}");
+        let e = Config::from_toml("[rules]\nrepetition = \"sometimes\"\n").unwrap_err().to_string();
+        assert!(e.contains("sometimes"), "{e}");
+    }
+
+    #[test]
+    fn snapshot_round_trips() {
+        let mut c = Config::default();
+        c.rules.max_plies = 300;
+        c.search.threads = 2;
+        assert_eq!(Config::from_toml(&c.to_toml()).unwrap(), c);
+    }
+}

@@ -1,0 +1,94 @@
+//! Anything that picks moves: the alpha-beta engine, MCTS with a network, a random mover, an
+//! external program. The protocol, terminal play and the arena drive them all through
+//! [`Player`].
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::game::Game;
+use crate::jungle::{JungleGame, Move};
+
+/// When to stop searching. Unset limits do not apply; with none set, search runs to
+/// `max_depth` (or until stopped).
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Stop after this long, even mid-iteration.
+    pub movetime: Option<Duration>,
+    /// Clock-based budget: do not start a new iteration after `soft`, stop at `hard`.
+    pub clock: Option<(Duration, Duration)>,
+}
+
+impl Limits {
+    pub fn depth(d: u32) -> Limits {
+        Limits { depth: Some(d), ..Limits::default() }
+    }
+
+    pub fn movetime(ms: u64) -> Limits {
+        Limits { movetime: Some(Duration::from_millis(ms)), ..Limits::default() }
+    }
+
+    pub fn nodes(n: u64) -> Limits {
+        Limits { nodes: Some(n), ..Limits::default() }
+    }
+
+    /// A budget from a game clock: our remaining time and increment (ms).
+    pub fn from_clock(remaining_ms: u64, inc_ms: u64, overhead_ms: u64) -> Limits {
+        let usable = remaining_ms.saturating_sub(overhead_ms);
+        let soft = (usable / 30 + inc_ms * 3 / 4).min(usable / 2);
+        let hard = (soft * 3).min(usable * 3 / 4).max(soft);
+        Limits { clock: Some((Duration::from_millis(soft.max(1)), Duration::from_millis(hard.max(1)))), ..Limits::default() }
+    }
+
+    pub fn hard_time(&self) -> Option<Duration> {
+        match (self.movetime, self.clock) {
+            (Some(m), Some((_, h))) => Some(m.min(h)),
+            (m, c) => m.or(c.map(|c| c.1)),
+        }
+    }
+}
+
+/// A move chooser.
+pub trait Player: Send {
+    /// A short description, e.g. `alphabeta:depth=4`.
+    fn name(&self) -> String;
+
+    /// Chooses a move for the side to move in `game`; `None` only when the game is over.
+    /// Progress lines in protocol form (`info ...`) go to `info`.
+    fn choose(&mut self, game: &JungleGame, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<Move>;
+
+    /// Forget what was learned about the previous game.
+    fn new_game(&mut self) {}
+
+    /// A flag that stops a running `choose` promptly, if the player supports stopping.
+    fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
+        None
+    }
+}
+
+/// Plays a uniformly random legal move (seeded, so matches are reproducible).
+pub struct RandomPlayer {
+    rng: ChaCha8Rng,
+}
+
+impl RandomPlayer {
+    pub fn new(seed: u64) -> RandomPlayer {
+        RandomPlayer { rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn choose(&mut self, game: &JungleGame, _: &Limits, _: &mut dyn FnMut(&str)) -> Option<Move> {
+        let moves = game.legal_moves();
+        (!moves.is_empty()).then(|| moves[self.rng.random_range(0..moves.len())])
+    }
+}

@@ -1,0 +1,146 @@
+//! Scripted sessions against the spawned binary: the UCI-style protocol (garbage included) and
+//! terminal play.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use junglezero::game::Game;
+use junglezero::jungle::{JungleGame, Rules, parse_move};
+
+fn run(args: &[&str], script: &str) -> (String, i32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary starts");
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", String::from_utf8_lossy(&out.stderr));
+    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code().unwrap_or(-1))
+}
+
+fn legal_after(moves: &[&str], mv: &str) -> bool {
+    let mut g = JungleGame::start(Rules::default());
+    for m in moves {
+        g.play_text(m).unwrap();
+    }
+    parse_move(mv).is_ok_and(|m| g.is_legal(m))
+}
+
+#[test]
+fn scripted_protocol_session() {
+    let script = "\
+uci
+isready
+hello world
+position startpos moves a3a4 a4a9
+position fen not/a/fen w
+go depth x
+go depth 0
+setoption name Hash value -1
+setoption name Colour value red
+setoption name Hash value 16
+
+position startpos moves a3a4
+go depth 5
+position fen 7/3C3/7/7/7/7/7/7/6r w
+go depth 3
+setoption name repetition value sometimes
+position fen 3C3/7/7/7/7/7/7/7/6r b
+go depth 2
+ucinewgame
+position startpos
+go nodes 2000
+ucinewgame
+isready
+";
+    let (out, code) = run(&["uci"], script);
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    // Searches print progress; every bestmove of a live position follows at least one.
+    let mut saw_info = false;
+    let mut answers = Vec::new();
+    for l in &lines {
+        if l.starts_with("info depth") {
+            saw_info = true;
+            continue;
+        }
+        if l.starts_with("bestmove") && *l != "bestmove (none)" {
+            assert!(saw_info, "bestmove without info lines: {out}");
+        }
+        if l.starts_with("bestmove") {
+            saw_info = false;
+        }
+        answers.push(*l);
+    }
+    assert!(answers[0].starts_with("id name junglezero"), "{out}");
+    assert!(answers[1].starts_with("id author"));
+    let options = answers.iter().take_while(|l| l.starts_with("option name") || l.starts_with("id ")).count() - 2;
+    assert!(options >= 9, "{out}");
+    for key in ["Hash", "Threads", "dog_over_wolf", "rat_captures_across_shore", "elephant_takes_trapped_rat", "repetition", "no_capture_plies", "max_plies"] {
+        assert!(answers.iter().any(|l| l.starts_with(&format!("option name {key} type"))), "option {key}: {out}");
+    }
+    let rest = &answers[2 + options..];
+    let want: [&dyn Fn(&str) -> bool; 16] = [
+        &|l| l == "uciok",
+        &|l| l == "readyok",
+        &|l| l == "info string error: unknown command 'hello'",
+        &|l| l.starts_with("info string error: move 2 ('a4a9')"),
+        &|l| l.starts_with("info string error: bad FEN"),
+        &|l| l.starts_with("info string error: 'go depth x'"),
+        &|l| l.starts_with("info string error: 'go depth 0'"),
+        &|l| l.starts_with("info string error: option 'Hash'"),
+        &|l| l == "info string error: unknown option 'Colour'",
+        &|l| l.strip_prefix("bestmove ").is_some_and(|m| legal_after(&["a3a4"], m)),
+        &|l| l == "bestmove d8d9",
+        &|l| l.starts_with("info string error: bad value 'sometimes' for rule 'repetition'"),
+        &|l| l.starts_with("info string game over: Red wins by entering the den"),
+        &|l| l == "bestmove (none)",
+        &|l| l.strip_prefix("bestmove ").is_some_and(|m| legal_after(&[], m)),
+        &|l| l == "readyok",
+    ];
+    assert_eq!(rest.len(), want.len(), "answers: {rest:#?}");
+    for (i, (line, ok)) in rest.iter().zip(want).enumerate() {
+        assert!(ok(line), "answer {i} is wrong: {line:?}\nall answers: {rest:#?}");
+    }
+}
+
+#[test]
+fn stop_ends_an_infinite_search_and_end_of_input_exits() {
+    let (out, code) = run(&["uci"], "position startpos\ngo infinite\nisready\nstop\n");
+    assert_eq!(code, 0);
+    let answers: Vec<&str> = out.lines().filter(|l| !l.starts_with("info depth")).collect();
+    assert_eq!(answers.len(), 2, "{out}");
+    assert_eq!(answers[0], "readyok");
+    assert!(answers[1].strip_prefix("bestmove ").is_some_and(|m| legal_after(&[], m)), "{out}");
+}
+
+#[test]
+fn terminal_play_session() {
+    let (out, code) = run(&["play", "--movetime", "50"], "a3a4\nhint\nxx\na4a9\nmoves\nundo\nquit\n");
+    assert_eq!(code, 0, "{out}");
+    for want in [
+        "You play Red",
+        "junglezero plays ",
+        "hint: ",
+        "'xx' is not a move",
+        "a4a9 is illegal: an Elephant moves one square",
+        "legal moves: ",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    // After undo the start position is back on the board.
+    let last_board = out.rsplit("  9  ").next().unwrap();
+    assert!(last_board.contains("  3  E . W . P . R"), "{out}");
+
+    let (out, code) = run(&["play", "--fen", "7/3C3/7/7/7/7/7/7/6r w"], "d8d9\n");
+    assert_eq!(code, 0);
+    assert!(out.contains("Game over: Red wins by entering the den."), "{out}");
+
+    // Playing Blue: the engine moves first; end of input ends the session cleanly.
+    let (out, code) = run(&["play", "--human", "blue", "--movetime", "30"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("junglezero plays "), "{out}");
+}
