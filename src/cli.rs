@@ -106,7 +106,7 @@ pub enum BenchCommand {
     /// count (a signature of the search) and nodes per second.
     Search {
         /// Search depth for every position.
-        #[arg(long, default_value_t = 12)]
+        #[arg(long, default_value_t = 14)]
         depth: u32,
         /// Transposition table size in MiB (cleared before each position).
         #[arg(long, default_value_t = 64)]
