@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::alphabeta::{EvalWeights, SearchConfig};
 use crate::jungle::Rules;
+use crate::mcts::MctsConfig;
+use crate::nn::model::ModelConfig;
+use crate::selfplay::SelfplayConfig;
 
 /// Everything a component can be configured with. Each section has its own defaults.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -19,6 +22,29 @@ pub struct Config {
     pub search: SearchConfig,
     /// The alpha-beta engine's evaluation weights.
     pub eval: EvalWeights,
+    /// Monte-Carlo tree search.
+    pub mcts: MctsConfig,
+    /// The network's shape.
+    pub model: ModelConfig,
+    /// Self-play game generation.
+    pub selfplay: SelfplayConfig,
+    /// Where networks run.
+    pub hardware: HardwareConfig,
+}
+
+/// `[hardware]`: compute devices.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HardwareConfig {
+    /// The device networks run on: flex (CPU), wgpu, vulkan, cuda or cuda:N. Only backends
+    /// compiled into the binary are available (see the cargo features).
+    pub device: String,
+}
+
+impl Default for HardwareConfig {
+    fn default() -> Self {
+        HardwareConfig { device: "flex".into() }
+    }
 }
 
 /// A configuration problem, naming the file or key.
@@ -82,6 +108,11 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.search.validate()?;
         self.eval.validate()?;
+        self.mcts.validate()?;
+        self.model.validate()?;
+        self.selfplay.validate()?;
+        crate::nn::device::parse_device(&self.hardware.device)
+            .map_err(|message| ConfigError::Invalid { key: "hardware.device".into(), message })?;
         Ok(())
     }
 }

@@ -137,7 +137,9 @@ impl Outcome {
 /// States are cheap to clone (search clones them when it walks the tree). Move lists are
 /// fixed-capacity values so generating moves never allocates.
 pub trait Game: Clone + Send + Sync + 'static {
-    type Move: Copy + Eq + Hash + fmt::Debug + fmt::Display + Send + Sync + 'static;
+    type Move: Copy + Eq + Hash + Default + fmt::Debug + fmt::Display + Send + Sync + 'static;
+    /// The most legal moves (or chance outcomes) any state can have.
+    const MAX_MOVES: usize;
     /// A fixed-capacity list of moves.
     type MoveList: Deref<Target = [Self::Move]> + Default;
 
@@ -199,3 +201,22 @@ pub trait Game: Clone + Send + Sync + 'static {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("illegal move {0}")]
 pub struct IllegalMove(pub String);
+
+/// How a game is shown to a network: a fixed-size float encoding of the state and a fixed
+/// action space.
+pub trait Encode: Game {
+    /// Floats per encoded state.
+    const INPUT_SIZE: usize;
+    /// Size of the policy output.
+    const ACTIONS: usize;
+
+    /// Writes the encoding of the current state into `out` (`INPUT_SIZE` floats).
+    fn encode(&self, out: &mut [f32]);
+
+    /// The policy index of a legal move (distinct for distinct legal moves of one state).
+    fn action_index(&self, mv: Self::Move) -> usize;
+
+    /// A hash of everything `encode` reads: equal hashes mean equal encodings (up to hash
+    /// collisions), so network outputs can be cached by it.
+    fn input_hash(&self) -> u64;
+}

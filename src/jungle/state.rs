@@ -223,6 +223,7 @@ pub fn describe_outcome(o: &Outcome) -> String {
 impl Game for JungleGame {
     type Move = Move;
     type MoveList = MoveList;
+    const MAX_MOVES: usize = super::MAX_MOVES;
 
     #[inline(always)]
     fn turn(&self) -> Turn {

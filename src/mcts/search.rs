@@ -1,0 +1,363 @@
+//! One game's Monte-Carlo tree search, driven one simulation at a time.
+//!
+//! A simulation is `select` (walk down by PUCT, sampling at chance nodes) until a leaf that is
+//! either finished (scored exactly), found in the network cache, or needs the network. In the
+//! last case `select` returns the leaf's state for the caller to batch with other games' leaves,
+//! and `complete` later expands it with the network's priors and backs the value up. Nothing
+//! here allocates once the buffers have grown.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Gamma};
+
+use super::MctsConfig;
+use super::tree::{CHANCE, EXPANDED, Node, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
+use crate::game::{Encode, Player, Turn};
+use crate::nn::cache::NnCache;
+
+/// What a call to [`Search::select`] produced.
+pub enum Step<'a, G> {
+    /// The leaf whose state is given needs the network; call [`Search::complete`] next.
+    NeedsEval(&'a G),
+    /// The simulation finished without the network (finished game or cache hit).
+    Done,
+}
+
+fn player_index(p: Player) -> u8 {
+    p.index() as u8
+}
+
+pub struct Search<G: Encode> {
+    tree: Tree<G::Move>,
+    root_state: G,
+    scratch: G,
+    path: Vec<u32>,
+    pending: Option<u32>,
+    chance_buf: Vec<(G::Move, f32)>,
+    prior_buf: Vec<f32>,
+    pair_buf: Vec<(u16, f32)>,
+    config: MctsConfig,
+    rng: ChaCha8Rng,
+    /// Apply Dirichlet noise as soon as the root is expanded.
+    noise_pending: bool,
+}
+
+impl<G: Encode> Search<G> {
+    pub fn new(root: G, config: &MctsConfig, seed: u64) -> Search<G> {
+        Search {
+            tree: Tree::new(),
+            scratch: root.clone(),
+            root_state: root,
+            path: Vec::with_capacity(256),
+            pending: None,
+            chance_buf: Vec::with_capacity(G::MAX_MOVES),
+            prior_buf: Vec::with_capacity(G::MAX_MOVES),
+            pair_buf: Vec::with_capacity(G::MAX_MOVES),
+            config: config.clone(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            noise_pending: false,
+        }
+    }
+
+    pub fn root_state(&self) -> &G {
+        &self.root_state
+    }
+
+    /// The state of the leaf waiting for the network (meaningful after `select` returned
+    /// `NeedsEval` and before `complete`).
+    pub fn leaf_state(&self) -> &G {
+        &self.scratch
+    }
+
+    /// Whether a leaf is waiting for `complete`.
+    pub fn is_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    pub fn tree(&self) -> &Tree<G::Move> {
+        &self.tree
+    }
+
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// Visits of the root (simulations that reached it, including earlier moves' reused ones).
+    pub fn root_visits(&self) -> u32 {
+        self.tree.root().visits
+    }
+
+    /// The root's mean value for the player to move there, in [-1, 1].
+    pub fn root_value(&self) -> f32 {
+        let r = self.tree.root();
+        match self.root_state.turn() {
+            Turn::Player(p) => r.mean() * sign(player_index(p)),
+            _ => 0.0,
+        }
+    }
+
+    /// (move, visits, prior, mean value for the root's player) of each root child.
+    pub fn root_children(&self) -> impl Iterator<Item = (G::Move, u32, f32, f32)> + '_ {
+        let s = match self.root_state.turn() {
+            Turn::Player(p) => sign(player_index(p)),
+            _ => 1.0,
+        };
+        let r = self.tree.root();
+        self.tree.nodes[r.children()].iter().map(move |c| (c.mv, c.visits, c.prior, c.mean() * s))
+    }
+
+    /// Asks for Dirichlet noise on the root priors before the next simulations (applied now if
+    /// the root is already expanded).
+    pub fn request_noise(&mut self) {
+        if self.tree.root().state == EXPANDED {
+            self.apply_noise();
+        } else {
+            self.noise_pending = true;
+        }
+    }
+
+    fn apply_noise(&mut self) {
+        self.noise_pending = false;
+        let (alpha, frac) = (self.config.dirichlet_alpha, self.config.dirichlet_fraction);
+        let root = *self.tree.root();
+        if frac <= 0.0 || root.num_children < 2 || root.to_move == CHANCE {
+            return;
+        }
+        let Ok(gamma) = Gamma::new(alpha.max(1e-3), 1.0) else { return };
+        self.prior_buf.clear();
+        for _ in root.children() {
+            let g: f32 = gamma.sample(&mut self.rng);
+            self.prior_buf.push(g);
+        }
+        let total: f32 = self.prior_buf.iter().sum();
+        if total <= 0.0 {
+            return;
+        }
+        for (i, c) in root.children().enumerate() {
+            let n = &mut self.tree.nodes[c];
+            n.prior = (1.0 - frac) * n.prior + frac * self.prior_buf[i] / total;
+        }
+    }
+
+    /// PUCT child choice at an expanded player node.
+    #[inline]
+    fn select_child(&self, id: u32) -> u32 {
+        let node = &self.tree.nodes[id as usize];
+        let s = sign(node.to_move);
+        let (c_puct, fpu_red) = if id == ROOT {
+            (self.config.c_puct, self.config.fpu_reduction_root)
+        } else {
+            (self.config.c_puct, self.config.fpu_reduction)
+        };
+        let children = &self.tree.nodes[node.children()];
+        let visited_policy: f32 = children.iter().filter(|c| c.visits > 0).map(|c| c.prior).sum();
+        let fpu = node.mean() * s - fpu_red * visited_policy.sqrt();
+        let sqrt_n = (node.visits.max(1) as f32).sqrt();
+        let mut best = node.first_child;
+        let mut best_score = f32::NEG_INFINITY;
+        for (i, c) in children.iter().enumerate() {
+            let q = if c.visits > 0 { c.mean() * s } else { fpu };
+            let u = c_puct * c.prior * sqrt_n / (1.0 + c.visits as f32);
+            if q + u > best_score {
+                best_score = q + u;
+                best = node.first_child + i as u32;
+            }
+        }
+        best
+    }
+
+    /// Samples a chance outcome by its probability.
+    #[inline]
+    fn sample_chance(&mut self, id: u32) -> u32 {
+        let node = self.tree.nodes[id as usize];
+        let mut x: f32 = self.rng.random();
+        for c in node.children() {
+            x -= self.tree.nodes[c].prior;
+            if x <= 0.0 {
+                return c as u32;
+            }
+        }
+        (node.first_child + node.num_children as u32 - 1).max(node.first_child)
+    }
+
+    fn backprop(&mut self, value_first: f32) {
+        for &id in &self.path {
+            let n = &mut self.tree.nodes[id as usize];
+            n.visits += 1;
+            n.value_sum += value_first;
+        }
+    }
+
+    /// Expands `id` (whose state is in `scratch`) with the priors of `pairs` (action, prior),
+    /// renormalised over the legal moves (moves missing from `pairs` get 0; all missing means
+    /// uniform). Fresh network output goes through here too, after being stored in the cache,
+    /// so a cache hit expands exactly as the original evaluation did.
+    fn expand_player(&mut self, id: u32, to_move: u8, pairs: &[(u16, f32)]) {
+        let moves = self.scratch.legal_moves();
+        self.prior_buf.clear();
+        for &m in moves.iter() {
+            let a = self.scratch.action_index(m) as u16;
+            self.prior_buf.push(pairs.iter().find(|(pa, _)| *pa == a).map_or(0.0, |(_, p)| *p));
+        }
+        let total: f32 = self.prior_buf.iter().sum();
+        let uniform = 1.0 / moves.len().max(1) as f32;
+        let priors = &self.prior_buf;
+        self.tree.add_children(
+            id,
+            moves.iter().enumerate().map(|(i, &m)| (m, if total > 0.0 { priors[i] / total } else { uniform })),
+        );
+        let n = &mut self.tree.nodes[id as usize];
+        n.state = EXPANDED;
+        n.to_move = to_move;
+        if id == ROOT && self.noise_pending {
+            self.apply_noise();
+        }
+    }
+
+    /// Runs one simulation until it finishes or needs the network.
+    pub fn select(&mut self, cache: &mut NnCache) -> Step<'_, G> {
+        debug_assert!(self.pending.is_none(), "complete() the pending leaf first");
+        self.path.clear();
+        self.scratch.clone_from(&self.root_state);
+        let mut id = ROOT;
+        self.path.push(id);
+        loop {
+            let node = self.tree.nodes[id as usize];
+            match node.state {
+                TERMINAL => {
+                    self.backprop(node.terminal_value);
+                    return Step::Done;
+                }
+                EXPANDED => {
+                    let child = if node.to_move == CHANCE { self.sample_chance(id) } else { self.select_child(id) };
+                    let mv = self.tree.nodes[child as usize].mv;
+                    self.scratch.play_unchecked(mv);
+                    self.path.push(child);
+                    id = child;
+                }
+                _ => match self.scratch.turn() {
+                    Turn::Over(o) => {
+                        let v = o.value_for(Player::First);
+                        let n = &mut self.tree.nodes[id as usize];
+                        n.state = TERMINAL;
+                        n.terminal_value = v;
+                        self.backprop(v);
+                        return Step::Done;
+                    }
+                    Turn::Chance => {
+                        self.scratch.chance_outcomes(&mut self.chance_buf);
+                        let outcomes = std::mem::take(&mut self.chance_buf);
+                        self.tree.add_children(id, outcomes.iter().copied());
+                        self.chance_buf = outcomes;
+                        let n = &mut self.tree.nodes[id as usize];
+                        n.state = EXPANDED;
+                        n.to_move = CHANCE;
+                    }
+                    Turn::Player(p) => {
+                        let key = self.scratch.input_hash();
+                        if let Some((v, pairs)) = cache.get(key) {
+                            let v_first = v * sign(player_index(p));
+                            self.expand_player(id, player_index(p), pairs);
+                            self.backprop(v_first);
+                            return Step::Done;
+                        }
+                        self.pending = Some(id);
+                        return Step::NeedsEval(&self.scratch);
+                    }
+                },
+            }
+        }
+    }
+
+    /// Finishes the pending simulation with the network's output for its leaf: `logits` over
+    /// the whole action space and `value` for the side to move at the leaf.
+    pub fn complete(&mut self, logits: &[f32], value: f32, cache: &mut NnCache) {
+        let Some(id) = self.pending.take() else { return };
+        let Turn::Player(p) = self.scratch.turn() else { return };
+        let inv_t = 1.0 / self.config.policy_temperature.max(1e-3);
+        // Softmax over the legal moves only; subtract the max for stability.
+        let moves = self.scratch.legal_moves();
+        let mut pairs = std::mem::take(&mut self.pair_buf);
+        pairs.clear();
+        let mut max = f32::NEG_INFINITY;
+        for &m in moves.iter() {
+            let a = self.scratch.action_index(m);
+            pairs.push((a as u16, logits[a]));
+            max = max.max(logits[a]);
+        }
+        let mut total = 0.0;
+        for slot in pairs.iter_mut() {
+            slot.1 = ((slot.1 - max) * inv_t).exp();
+            total += slot.1;
+        }
+        for slot in pairs.iter_mut() {
+            slot.1 /= total;
+        }
+        cache.insert(self.scratch.input_hash(), value, pairs.iter().copied());
+        self.expand_player(id, player_index(p), &pairs);
+        self.pair_buf = pairs;
+        self.backprop(value * sign(player_index(p)));
+    }
+
+    /// The most visited root move (ties: higher prior).
+    pub fn best_move(&self) -> Option<G::Move> {
+        let r = self.tree.root();
+        self.tree.nodes[r.children()]
+            .iter()
+            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior)))
+            .map(|c| c.mv)
+    }
+
+    /// A root move sampled with probability proportional to `visits^(1/temperature)`; the most
+    /// visited move when the temperature is (near) zero.
+    pub fn choose_move(&mut self, temperature: f32) -> Option<G::Move> {
+        if temperature < 1e-3 {
+            return self.best_move();
+        }
+        let r = *self.tree.root();
+        let children = &self.tree.nodes[r.children()];
+        let max = children.iter().map(|c| c.visits).max().unwrap_or(0);
+        if max == 0 {
+            return self.best_move();
+        }
+        // Normalise by the largest count before the power to stay in range.
+        let weight = |c: &Node<G::Move>| (c.visits as f32 / max as f32).powf(1.0 / temperature);
+        let total: f32 = children.iter().map(weight).sum();
+        let mut x = self.rng.random::<f32>() * total;
+        for c in children {
+            x -= weight(c);
+            if x <= 0.0 && c.visits > 0 {
+                return Some(c.mv);
+            }
+        }
+        self.best_move()
+    }
+
+    /// Plays `mv` at the root, keeping its subtree for the next search.
+    pub fn advance(&mut self, mv: G::Move) {
+        self.pending = None;
+        let r = *self.tree.root();
+        let child = r.children().find(|&c| self.tree.nodes[c].mv == mv);
+        self.root_state.play_unchecked(mv);
+        match child {
+            Some(c) if self.tree.nodes[c].state != UNEXPANDED || self.tree.nodes[c].visits > 0 => {
+                self.tree.reroot(c as u32);
+            }
+            _ => self.tree.reset(),
+        }
+        self.noise_pending = false;
+    }
+
+    /// Starts over from a new root state (a new game), keeping allocations.
+    pub fn reset(&mut self, root: &G) {
+        self.root_state.clone_from(root);
+        self.tree.reset();
+        self.pending = None;
+        self.noise_pending = false;
+    }
+
+    /// Reseeds the search's random numbers (noise, temperature, chance sampling).
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+}

@@ -1,0 +1,67 @@
+//! The network behind the [`Evaluator`] trait.
+
+use burn::prelude::*;
+use burn::tensor::activation::softmax;
+
+use super::Evaluator;
+use super::model::{ModelConfig, Net, input_tensor};
+use crate::jungle::JungleGame;
+use crate::jungle::encode::ACTIONS;
+
+/// A network ready for inference on one device. Shared by reference between worker threads
+/// (burn modules are `Sync`); each call is one batched forward pass.
+pub struct NetEvaluator {
+    net: Net,
+    device: Device,
+    id: String,
+    model: ModelConfig,
+}
+
+impl NetEvaluator {
+    /// `net` must be on `device` and not on an autodiff device in training mode (call
+    /// `valid()` on a trained network first) so batch norm uses its running statistics.
+    pub fn new(net: Net, device: Device, id: &str, model: &ModelConfig) -> NetEvaluator {
+        NetEvaluator { net, device, id: id.into(), model: model.clone() }
+    }
+
+    pub fn model(&self) -> &ModelConfig {
+        &self.model
+    }
+
+    pub fn net(&self) -> &Net {
+        &self.net
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// One forward pass over `n` encoded positions: policy logits (`n × 252`) and win/draw/loss
+    /// probabilities (`n × 3`) for the side to move.
+    pub fn forward(&self, inputs: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
+        let (p, v) = self.net.forward(input_tensor(inputs, n, &self.device));
+        let wdl = softmax(v, 1);
+        // Both outputs are f32 tensors produced by this network, so the conversions cannot fail.
+        let p = p.into_data().try_into_vec::<f32>().expect("policy output is f32");
+        let wdl = wdl.into_data().try_into_vec::<f32>().expect("value output is f32");
+        (p, wdl)
+    }
+}
+
+impl Evaluator<JungleGame> for NetEvaluator {
+    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], policy: &mut [f32], value: &mut [f32]) {
+        let n = states.len();
+        if n == 0 {
+            return;
+        }
+        let (p, wdl) = self.forward(inputs, n);
+        policy[..n * ACTIONS].copy_from_slice(&p[..n * ACTIONS]);
+        for i in 0..n {
+            value[i] = wdl[3 * i] - wdl[3 * i + 2];
+        }
+    }
+
+    fn name(&self) -> String {
+        format!("{} ({})", self.id, self.model.describe())
+    }
+}

@@ -1,0 +1,73 @@
+//! Choosing the compute device by name (config `model.device` or `--device`).
+
+use burn::prelude::Device;
+
+/// Names accepted in configs and on the command line.
+pub const DEVICE_NAMES: &str = "flex (CPU), wgpu, vulkan, cuda, cuda:N";
+
+/// The backends compiled into this binary.
+pub fn compiled_backends() -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if cfg!(feature = "flex") {
+        v.push("flex");
+    }
+    if cfg!(feature = "wgpu") {
+        v.push("wgpu");
+    }
+    if cfg!(feature = "vulkan") {
+        v.push("vulkan");
+    }
+    if cfg!(feature = "cuda") {
+        v.push("cuda");
+    }
+    v
+}
+
+/// Parses a device name; a backend missing from this build is an error naming the feature to
+/// build with.
+pub fn parse_device(name: &str) -> Result<Device, String> {
+    let missing = |feature: &str| {
+        format!(
+            "device '{name}' needs a build with the '{feature}' feature (cargo build --release --features {feature}); this build has: {}",
+            compiled_backends().join(", ")
+        )
+    };
+    let (kind, index) = match name.split_once(':') {
+        Some((k, i)) => (k, Some(i.parse::<usize>().map_err(|_| format!("bad device index in '{name}'"))?)),
+        None => (name, None),
+    };
+    match kind {
+        "flex" | "cpu" => {
+            let _ = index; // one CPU device
+            #[cfg(feature = "flex")]
+            return Ok(Device::flex());
+            #[cfg(not(feature = "flex"))]
+            return Err(missing("flex"));
+        }
+        "wgpu" => {
+            #[cfg(feature = "wgpu")]
+            return Ok(Device::wgpu(match index {
+                Some(i) => burn::tensor::DeviceKind::DiscreteGpu(i),
+                None => burn::tensor::DeviceKind::DefaultDevice,
+            }));
+            #[cfg(not(feature = "wgpu"))]
+            return Err(missing("wgpu"));
+        }
+        "vulkan" => {
+            #[cfg(feature = "vulkan")]
+            return Ok(Device::vulkan(match index {
+                Some(i) => burn::tensor::DeviceKind::DiscreteGpu(i),
+                None => burn::tensor::DeviceKind::DefaultDevice,
+            }));
+            #[cfg(not(feature = "vulkan"))]
+            return Err(missing("vulkan"));
+        }
+        "cuda" => {
+            #[cfg(feature = "cuda")]
+            return Ok(Device::cuda(index.unwrap_or(0)));
+            #[cfg(not(feature = "cuda"))]
+            return Err(missing("cuda"));
+        }
+        _ => Err(format!("unknown device '{name}' (known: {DEVICE_NAMES})")),
+    }
+}

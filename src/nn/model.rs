@@ -1,0 +1,165 @@
+//! The policy/value network (burn).
+//!
+//! A residual tower over the `[batch, PLANES, 9, 7]` input planes:
+//!
+//! - stem: 3×3 convolution to `channels`, batch norm, ReLU;
+//! - `blocks` residual blocks: conv 3×3, BN, ReLU, conv 3×3, BN, add the input, ReLU;
+//! - policy head, fully convolutional: 1×1 conv to `policy_channels`, BN, ReLU, then a 1×1
+//!   conv (with bias) to 4 channels, one per direction. Flattened `[4, 9, 7]` is exactly the
+//!   action order `dir * 63 + square` (see `jungle::encode`), so the head needs no big
+//!   fully-connected layer and keeps its spatial meaning;
+//! - value head: 1×1 conv to `value_channels`, BN, ReLU, flatten, linear to `value_hidden`,
+//!   ReLU, linear to 3 logits: win, draw, loss for the side to move. A win/draw/loss head rather
+//!   than a scalar because draws are common in Jungle (the no-capture limit, repetition under
+//!   `draw`); cross-entropy on three outcomes trains faster and keeps the draw rate visible.
+//!
+//! No global pooling: on a 9 × 7 board the tower's 3×3 receptive field covers the whole board
+//! after four blocks, which is what KataGo's pooling buys on 19 × 19.
+
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::prelude::*;
+use burn::tensor::activation::relu;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ConfigError, check_range};
+use crate::jungle::encode::{ACTIONS, PLANES};
+
+pub const ROWS: usize = 9;
+pub const COLS: usize = 7;
+
+/// `[model]`: the network's shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelConfig {
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels in the tower.
+    pub channels: usize,
+    /// Channels of the policy head's hidden 1×1 convolution.
+    pub policy_channels: usize,
+    /// Channels of the value head's 1×1 convolution.
+    pub value_channels: usize,
+    /// Width of the value head's hidden layer.
+    pub value_hidden: usize,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig { blocks: 4, channels: 32, policy_channels: 16, value_channels: 4, value_hidden: 64 }
+    }
+}
+
+impl ModelConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("model.blocks", self.blocks, 0, 64)?;
+        check_range("model.channels", self.channels, 1, 1024)?;
+        check_range("model.policy_channels", self.policy_channels, 1, 512)?;
+        check_range("model.value_channels", self.value_channels, 1, 512)?;
+        check_range("model.value_hidden", self.value_hidden, 1, 4096)?;
+        Ok(())
+    }
+
+    /// Multiply-adds ×2 per position for one forward pass (for GFLOP/s figures).
+    pub fn flops_per_position(&self) -> u64 {
+        let sq = (ROWS * COLS) as u64;
+        let c = self.channels as u64;
+        let conv3 = |cin: u64, cout: u64| 2 * cin * cout * 9 * sq;
+        let conv1 = |cin: u64, cout: u64| 2 * cin * cout * sq;
+        let stem = conv3(PLANES as u64, c);
+        let tower = self.blocks as u64 * 2 * conv3(c, c);
+        let pc = self.policy_channels as u64;
+        let policy = conv1(c, pc) + conv1(pc, 4);
+        let vc = self.value_channels as u64;
+        let vh = self.value_hidden as u64;
+        let value = conv1(c, vc) + 2 * vc * sq * vh + 2 * vh * 3;
+        stem + tower + policy + value
+    }
+
+    pub fn describe(&self) -> String {
+        format!("{}x{}", self.blocks, self.channels)
+    }
+
+    pub fn init(&self, device: &Device) -> Net {
+        let c = self.channels;
+        Net {
+            stem_conv: conv(PLANES, c, 3, false, device),
+            stem_bn: bn(c, device),
+            blocks: (0..self.blocks)
+                .map(|_| ResBlock {
+                    conv1: conv(c, c, 3, false, device),
+                    bn1: bn(c, device),
+                    conv2: conv(c, c, 3, false, device),
+                    bn2: bn(c, device),
+                })
+                .collect(),
+            policy_conv: conv(c, self.policy_channels, 1, false, device),
+            policy_bn: bn(self.policy_channels, device),
+            policy_out: conv(self.policy_channels, 4, 1, true, device),
+            value_conv: conv(c, self.value_channels, 1, false, device),
+            value_bn: bn(self.value_channels, device),
+            value_fc1: LinearConfig::new(self.value_channels * ROWS * COLS, self.value_hidden).init(device),
+            value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
+        }
+    }
+}
+
+fn conv(cin: usize, cout: usize, k: usize, bias: bool, device: &Device) -> Conv2d {
+    Conv2dConfig::new([cin, cout], [k, k]).with_padding(PaddingConfig2d::Same).with_bias(bias).init(device)
+}
+
+fn bn(c: usize, device: &Device) -> BatchNorm {
+    BatchNormConfig::new(c).init(device)
+}
+
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    conv1: Conv2d,
+    bn1: BatchNorm,
+    conv2: Conv2d,
+    bn2: BatchNorm,
+}
+
+impl ResBlock {
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.bn1.forward(self.conv1.forward(x.clone())));
+        let y = self.bn2.forward(self.conv2.forward(y));
+        relu(y + x)
+    }
+}
+
+#[derive(Module, Debug)]
+pub struct Net {
+    stem_conv: Conv2d,
+    stem_bn: BatchNorm,
+    blocks: Vec<ResBlock>,
+    policy_conv: Conv2d,
+    policy_bn: BatchNorm,
+    policy_out: Conv2d,
+    value_conv: Conv2d,
+    value_bn: BatchNorm,
+    value_fc1: Linear,
+    value_fc2: Linear,
+}
+
+impl Net {
+    /// `x: [batch, PLANES, 9, 7]` → (policy logits `[batch, 252]`, WDL logits `[batch, 3]`).
+    pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        let [b, _, _, _] = x.dims();
+        let mut x = relu(self.stem_bn.forward(self.stem_conv.forward(x)));
+        for block in &self.blocks {
+            x = block.forward(x);
+        }
+        let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
+        let p = self.policy_out.forward(p).reshape([b, ACTIONS]); // [b, 4, 9, 7] -> [b, 252]
+        let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
+        let v = relu(self.value_fc1.forward(v.flatten::<2>(1, 3)));
+        (p, self.value_fc2.forward(v))
+    }
+}
+
+/// A host-side batch as a `[n, PLANES, 9, 7]` tensor.
+pub fn input_tensor(inputs: &[f32], n: usize, device: &Device) -> Tensor<4> {
+    Tensor::<4>::from_data(TensorData::new(inputs[..n * PLANES * ROWS * COLS].to_vec(), [n, PLANES, ROWS, COLS]), device)
+}

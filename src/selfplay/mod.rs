@@ -1,0 +1,86 @@
+//! Self-play: many games in flight per worker, their leaves batched into one network call.
+
+pub mod record;
+pub mod slot;
+pub mod worker;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ConfigError, check_range};
+
+pub use worker::{Counters, RunOptions, play_plain, run};
+
+/// `[selfplay]`: how games are generated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplayConfig {
+    /// Worker threads (0: one per CPU core).
+    pub workers: usize,
+    /// Games each worker keeps in flight; their leaves form one network batch.
+    pub games_in_flight: usize,
+    /// Simulations of a full search (recorded as a policy target).
+    pub full_sims: u32,
+    /// Simulations of a fast search (played, not recorded as a target).
+    pub fast_sims: u32,
+    /// Probability that a move gets a full search (playout-cap randomisation).
+    pub full_search_prob: f32,
+    /// Move-choice temperature at the first move...
+    pub temperature_start: f32,
+    /// ...decaying towards this...
+    pub temperature_end: f32,
+    /// ...halving its distance every this many plies.
+    pub temperature_halflife: f32,
+    /// A side resigns when its search value stays below this (-1 disables resignation).
+    pub resign_threshold: f32,
+    /// ...for this many of its consecutive moves.
+    pub resign_consecutive: u32,
+    /// Fraction of games played out with resignation disabled, to measure false resignations.
+    pub resign_playout_fraction: f32,
+    /// Games per shard file.
+    pub games_per_shard: usize,
+    /// Keep the chosen move's subtree for the next search.
+    pub tree_reuse: bool,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> Self {
+        SelfplayConfig {
+            workers: 0,
+            games_in_flight: 64,
+            full_sims: 200,
+            fast_sims: 40,
+            full_search_prob: 0.25,
+            temperature_start: 1.0,
+            temperature_end: 0.1,
+            temperature_halflife: 20.0,
+            resign_threshold: -0.95,
+            resign_consecutive: 3,
+            resign_playout_fraction: 0.1,
+            games_per_shard: 64,
+            tree_reuse: true,
+        }
+    }
+}
+
+impl SelfplayConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("selfplay.workers", self.workers, 0, 1024)?;
+        check_range("selfplay.games_in_flight", self.games_in_flight, 1, 65_536)?;
+        check_range("selfplay.full_sims", self.full_sims, 1, 1_000_000)?;
+        check_range("selfplay.fast_sims", self.fast_sims, 1, 1_000_000)?;
+        check_range("selfplay.full_search_prob", self.full_search_prob, 0.0, 1.0)?;
+        check_range("selfplay.temperature_start", self.temperature_start, 0.0, 10.0)?;
+        check_range("selfplay.temperature_end", self.temperature_end, 0.0, 10.0)?;
+        check_range("selfplay.temperature_halflife", self.temperature_halflife, 0.1, 10_000.0)?;
+        check_range("selfplay.resign_threshold", self.resign_threshold, -1.0, 1.0)?;
+        check_range("selfplay.resign_consecutive", self.resign_consecutive, 1, 1000)?;
+        check_range("selfplay.resign_playout_fraction", self.resign_playout_fraction, 0.0, 1.0)?;
+        check_range("selfplay.games_per_shard", self.games_per_shard, 1, 1_000_000)?;
+        Ok(())
+    }
+
+    /// Worker threads to start.
+    pub fn worker_count(&self) -> usize {
+        if self.workers == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { self.workers }
+    }
+}

@@ -1,0 +1,176 @@
+//! One self-play game in progress: its search, the move-by-move record, and the decisions
+//! taken at each move (full or fast search, noise, temperature, resignation).
+//!
+//! Both drivers (one game at a time, and many games batched) go through this type, so they
+//! play identical games for identical seeds and a deterministic evaluator.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::SelfplayConfig;
+use super::record::{GameRecord, MoveRecord};
+use crate::game::{Game, Outcome, Reason, Turn};
+use crate::jungle::{JungleGame, Side, fen};
+use crate::mcts::{MctsConfig, Search, Step};
+use crate::nn::cache::NnCache;
+
+/// The seed of game `index` in a run seeded with `base`.
+pub fn game_seed(base: u64, index: u64) -> u64 {
+    let mut z = base ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+pub struct Slot {
+    search: Search<JungleGame>,
+    rng: ChaCha8Rng,
+    record: GameRecord,
+    config: SelfplayConfig,
+    full: bool,
+    sims_target: u32,
+    sims_done: u32,
+    resign_run: [u32; 2],
+    /// Resignation disabled for this game (to measure false resignations).
+    no_resign: bool,
+    active: bool,
+}
+
+impl Slot {
+    pub fn new(root: &JungleGame, mcts: &MctsConfig, config: &SelfplayConfig) -> Slot {
+        Slot {
+            search: Search::new(root.clone(), mcts, 0),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            record: GameRecord {
+                rules: *root.rules(),
+                model_id: String::new(),
+                seed: 0,
+                root_fen: String::new(),
+                moves: Vec::with_capacity(256),
+                winner: None,
+                reason: Reason::MoveCap,
+                would_resign: None,
+            },
+            config: config.clone(),
+            full: false,
+            sims_target: 0,
+            sims_done: 0,
+            resign_run: [0; 2],
+            no_resign: false,
+            active: false,
+        }
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    pub fn search(&self) -> &Search<JungleGame> {
+        &self.search
+    }
+
+    pub fn search_mut(&mut self) -> &mut Search<JungleGame> {
+        &mut self.search
+    }
+
+    /// Starts a new game from `root` with `seed`.
+    pub fn start(&mut self, root: &JungleGame, seed: u64, model_id: &str) {
+        self.search.reset(root);
+        self.search.reseed(seed);
+        self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED_5EED_5EED_5EED);
+        self.record.rules = *root.rules();
+        self.record.model_id.clear();
+        self.record.model_id.push_str(model_id);
+        self.record.seed = seed;
+        self.record.root_fen = fen(root.position());
+        self.record.moves.clear();
+        self.record.winner = None;
+        self.record.would_resign = None;
+        self.resign_run = [0; 2];
+        self.no_resign = self.rng.random::<f32>() < self.config.resign_playout_fraction;
+        self.active = true;
+        self.begin_move();
+    }
+
+    fn begin_move(&mut self) {
+        self.full = self.rng.random::<f32>() < self.config.full_search_prob;
+        self.sims_target = if self.full { self.config.full_sims } else { self.config.fast_sims }.max(1);
+        self.sims_done = 0;
+        if self.full {
+            self.search.request_noise();
+        }
+    }
+
+    /// Whether this move's search still wants simulations.
+    pub fn wants_sims(&self) -> bool {
+        self.active && self.sims_done < self.sims_target
+    }
+
+    /// Runs simulations until one needs the network (returned `true`; the leaf is waiting in
+    /// the search) or the move's budget is spent (`false`).
+    pub fn advance_until_eval(&mut self, cache: &mut NnCache) -> bool {
+        while self.wants_sims() {
+            self.sims_done += 1;
+            if let Step::NeedsEval(_) = self.search.select(cache) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether the move's search is done and a move should be played.
+    pub fn ready_to_move(&self) -> bool {
+        self.active && self.sims_done >= self.sims_target && !self.search.is_pending()
+    }
+
+    /// Plays the searched move. Returns the finished record if the game ended.
+    pub fn play_move(&mut self) -> Option<GameRecord> {
+        let mover = self.search.root_state().side_to_move();
+        let value = self.search.root_value();
+        let visits = if self.full {
+            self.search.root_children().filter(|c| c.1 > 0).map(|(m, v, _, _)| (m, v)).collect()
+        } else {
+            Vec::new()
+        };
+        // Resignation: the mover's value stayed below the threshold for enough of its moves.
+        if self.config.resign_threshold > -1.0 {
+            let run = &mut self.resign_run[mover.index()];
+            *run = if value < self.config.resign_threshold { *run + 1 } else { 0 };
+            if *run >= self.config.resign_consecutive.max(1) {
+                if self.no_resign {
+                    self.record.would_resign.get_or_insert(mover);
+                } else {
+                    return Some(self.finish(Outcome::win(mover.flip().player(), Reason::Resignation)));
+                }
+            }
+        }
+        let plies = self.record.moves.len() as f32;
+        let c = &self.config;
+        let t = c.temperature_end
+            + (c.temperature_start - c.temperature_end) * 0.5f32.powf(plies / c.temperature_halflife.max(1e-3));
+        let Some(mv) = self.search.choose_move(t) else {
+            // No legal move at the root cannot happen in a live game; end it as the rules would.
+            return Some(self.finish(Outcome::win(mover.flip().player(), Reason::NoMoves)));
+        };
+        self.record.moves.push(MoveRecord { mv, full_search: self.full, root_value: value, visits });
+        if self.config.tree_reuse {
+            self.search.advance(mv);
+        } else {
+            let mut next = self.search.root_state().clone();
+            next.play_unchecked(mv);
+            self.search.reset(&next);
+        }
+        if let Turn::Over(o) = self.search.root_state().turn() {
+            return Some(self.finish(o));
+        }
+        self.begin_move();
+        None
+    }
+
+    fn finish(&mut self, o: Outcome) -> GameRecord {
+        self.active = false;
+        self.record.winner = o.winner.map(Side::from_player);
+        self.record.reason = o.reason;
+        self.record.clone()
+    }
+}

@@ -1,0 +1,188 @@
+//! The self-play drivers. `run` starts worker threads; each keeps `games_in_flight` games and
+//! every round gathers one pending leaf per game into a single batch for the evaluator.
+//! `play_plain` plays games one at a time with batches of one (the reference for tests).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::SelfplayConfig;
+use super::record::GameRecord;
+use super::slot::{Slot, game_seed};
+use crate::jungle::JungleGame;
+use crate::jungle::encode::{ACTIONS, INPUT_SIZE};
+use crate::mcts::{EvalBuffers, MctsConfig};
+use crate::nn::Evaluator;
+use crate::nn::cache::NnCache;
+
+/// Live counters for progress displays (shared by the workers).
+#[derive(Default, Debug)]
+pub struct Counters {
+    pub games: AtomicU64,
+    pub moves: AtomicU64,
+    /// Positions sent to the network.
+    pub evals: AtomicU64,
+    pub batches: AtomicU64,
+    /// Seconds spent inside the evaluator, in microseconds, summed over workers.
+    pub eval_micros: AtomicU64,
+}
+
+/// What to play.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub games: u64,
+    /// Index of the first game (seeds follow the index, so resumed runs do not repeat games).
+    pub first_index: u64,
+    pub seed: u64,
+    pub model_id: String,
+    pub root: JungleGame,
+    /// Stop (abandoning games in flight) at this time.
+    pub deadline: Option<Instant>,
+}
+
+/// Plays `opts.games` games one at a time, each leaf evaluated alone.
+pub fn play_plain<E: Evaluator<JungleGame> + ?Sized>(
+    evaluator: &E,
+    mcts: &MctsConfig,
+    config: &SelfplayConfig,
+    opts: &RunOptions,
+) -> Vec<GameRecord> {
+    let mut cache = NnCache::new(mcts.cache_entries, crate::jungle::MAX_MOVES);
+    let mut buf = EvalBuffers::new::<JungleGame>(1);
+    let mut slot = Slot::new(&opts.root, mcts, config);
+    let mut out = Vec::new();
+    for i in 0..opts.games {
+        let index = opts.first_index + i;
+        slot.start(&opts.root, game_seed(opts.seed, index), &opts.model_id);
+        loop {
+            while slot.advance_until_eval(&mut cache) {
+                let s = slot.search_mut();
+                crate::jungle::encode::encode(s.leaf_state(), &mut buf.inputs[..INPUT_SIZE]);
+                evaluator.evaluate(&[s.leaf_state()], &buf.inputs[..INPUT_SIZE], &mut buf.policy[..ACTIONS], &mut buf.value[..1]);
+                s.complete(&buf.policy[..ACTIONS], buf.value[0], &mut cache);
+            }
+            if let Some(rec) = slot.play_move() {
+                out.push(rec);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// One worker: keeps up to `games_in_flight` games going, claiming game indices from `next`.
+#[allow(clippy::too_many_arguments)]
+fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
+    evaluator: &E,
+    mcts: &MctsConfig,
+    config: &SelfplayConfig,
+    opts: &RunOptions,
+    next: &AtomicU64,
+    stop: &AtomicBool,
+    counters: &Counters,
+    tx: mpsc::Sender<GameRecord>,
+) {
+    let slots_n = config.games_in_flight.max(1);
+    let mut cache = NnCache::new(mcts.cache_entries, crate::jungle::MAX_MOVES);
+    let mut buf = EvalBuffers::new::<JungleGame>(slots_n);
+    let mut slots: Vec<Slot> = (0..slots_n).map(|_| Slot::new(&opts.root, mcts, config)).collect();
+    let mut waiting: Vec<usize> = Vec::with_capacity(slots_n);
+    let claim = || {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        (i < opts.games).then_some(opts.first_index + i)
+    };
+    for s in slots.iter_mut() {
+        if let Some(i) = claim() {
+            s.start(&opts.root, game_seed(opts.seed, i), &opts.model_id);
+        }
+    }
+    loop {
+        if stop.load(Ordering::Relaxed) || opts.deadline.is_some_and(|d| Instant::now() >= d) {
+            return;
+        }
+        // Gather: every game runs simulations until one needs the network.
+        waiting.clear();
+        for (i, s) in slots.iter_mut().enumerate() {
+            if s.advance_until_eval(&mut cache) {
+                let k = waiting.len();
+                crate::jungle::encode::encode(s.search().leaf_state(), &mut buf.inputs[k * INPUT_SIZE..(k + 1) * INPUT_SIZE]);
+                waiting.push(i);
+            }
+        }
+        let n = waiting.len();
+        if n > 0 {
+            let t = Instant::now();
+            let states: Vec<&JungleGame> = waiting.iter().map(|&i| slots[i].search().leaf_state()).collect();
+            evaluator.evaluate(&states, &buf.inputs[..n * INPUT_SIZE], &mut buf.policy[..n * ACTIONS], &mut buf.value[..n]);
+            drop(states);
+            counters.eval_micros.fetch_add(t.elapsed().as_micros() as u64, Ordering::Relaxed);
+            counters.evals.fetch_add(n as u64, Ordering::Relaxed);
+            counters.batches.fetch_add(1, Ordering::Relaxed);
+            for (k, &i) in waiting.iter().enumerate() {
+                slots[i].search_mut().complete(&buf.policy[k * ACTIONS..(k + 1) * ACTIONS], buf.value[k], &mut cache);
+            }
+        }
+        // Move: games whose search is done play their move; finished games are replaced.
+        let mut any_active = false;
+        for s in slots.iter_mut() {
+            if s.ready_to_move() {
+                counters.moves.fetch_add(1, Ordering::Relaxed);
+                if let Some(rec) = s.play_move() {
+                    counters.games.fetch_add(1, Ordering::Relaxed);
+                    if tx.send(rec).is_err() {
+                        return;
+                    }
+                    if let Some(i) = claim() {
+                        s.start(&opts.root, game_seed(opts.seed, i), &opts.model_id);
+                    }
+                }
+            }
+            any_active |= s.is_active();
+        }
+        if !any_active {
+            return;
+        }
+    }
+}
+
+/// Plays `opts.games` games on `workers` threads, handing each finished game to `on_game` (on
+/// the calling thread, in completion order). `on_tick` runs about every 200 ms for progress.
+pub fn run<E: Evaluator<JungleGame> + ?Sized>(
+    evaluator: &E,
+    mcts: &MctsConfig,
+    config: &SelfplayConfig,
+    opts: &RunOptions,
+    counters: &Counters,
+    mut on_game: impl FnMut(GameRecord) -> Result<(), String>,
+    mut on_tick: impl FnMut(),
+) -> Result<(), String> {
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel();
+    let workers = config.worker_count();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || worker_loop(evaluator, mcts, config, opts, next, stop, counters, tx));
+        }
+        drop(tx);
+        let mut result = Ok(());
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(rec) => {
+                    if let Err(e) = on_game(rec) {
+                        stop.store(true, Ordering::Relaxed);
+                        result = Err(e);
+                        break;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            on_tick();
+        }
+        on_tick();
+        result
+    })
+}

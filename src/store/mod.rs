@@ -1,0 +1,62 @@
+//! The run directory and atomic file writes. Stages (self-play, training, gating) talk only
+//! through files here; every file is written to a temporary name, synced and renamed, so a
+//! reader never sees half a file and a kill never leaves one behind under the real name.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A file-system error with the path it concerns.
+#[derive(Debug, thiserror::Error)]
+#[error("{action} {path}: {source}")]
+pub struct StoreError {
+    pub action: &'static str,
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl StoreError {
+    pub fn new(action: &'static str, path: &Path, source: std::io::Error) -> StoreError {
+        StoreError { action, path: path.to_path_buf(), source }
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename,
+/// then fsync of the directory so the rename itself survives a crash.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| StoreError::new("cannot create directory", dir, e))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        StoreError::new("cannot write", path, e)
+    })
+}
+
+/// Reads a whole file, naming it in the error.
+pub fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
+    fs::read(path).map_err(|e| StoreError::new("cannot read", path, e))
+}
+
+/// Removes temporary files left by writers that were killed (`.NAME.tmp-PID`).
+pub fn remove_stale_temporaries(dir: &Path) {
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with('.') && n.contains(".tmp-") {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! MCTS and batched self-play with test evaluators (no trained network needed).
+
+use junglezero::game::{Encode, Game};
+use junglezero::jungle::encode::{INPUT_SIZE, action_index, encode, mirror_action, mirror_planes};
+use junglezero::jungle::{JungleGame, Rules, parse_fen};
+use junglezero::mcts::{EvalBuffers, MctsConfig, Search, run_batched, run_plain};
+use junglezero::nn::cache::NnCache;
+use junglezero::nn::testing::{RolloutEvaluator, UniformEvaluator};
+use junglezero::selfplay::record::{decode_shard, encode_shard};
+use junglezero::selfplay::{Counters, RunOptions, SelfplayConfig, play_plain, run};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn no_noise() -> MctsConfig {
+    MctsConfig { dirichlet_fraction: 0.0, ..MctsConfig::default() }
+}
+
+fn searched(fen: &str, sims: u32) -> Search<JungleGame> {
+    let g = JungleGame::new(parse_fen(fen).unwrap(), Rules::default());
+    let mut s = Search::new(g, &no_noise(), 1);
+    let mut cache = NnCache::new(1 << 12, 32);
+    let mut buf = EvalBuffers::new::<JungleGame>(1);
+    run_plain(&mut s, &UniformEvaluator::default(), &mut cache, sims, &mut buf);
+    s
+}
+
+#[test]
+fn uniform_priors_find_a_den_entry_in_one() {
+    // The Red Dog on e9 can enter Blue's den among two dozen other moves.
+    let s = searched("l3D1t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C5/T5L w", 200);
+    assert_eq!(s.best_move().unwrap().to_string(), "e9d9");
+    assert!(s.root_value() > 0.8, "value {}", s.root_value());
+}
+
+#[test]
+fn uniform_priors_avoid_an_immediate_loss() {
+    // The Blue Wolf on Red's trap e1 enters the den next move unless the Dog on f1 takes it.
+    let s = searched("l5t/1d3c1/r1p3e/7/7/7/E1W1P1R/1C5/T3wDL w", 800);
+    assert_eq!(s.best_move().unwrap().to_string(), "f1e1");
+}
+
+#[test]
+fn root_visits_count_the_simulations() {
+    let s = searched("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w", 300);
+    assert_eq!(s.root_visits(), 300);
+    // The first simulation expands the root; every other one passes through one child.
+    let children: u32 = s.root_children().map(|c| c.1).sum();
+    assert_eq!(children, 299);
+}
+
+#[test]
+fn batched_and_plain_drivers_agree_on_searches() {
+    let fens = ["l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w", "7/7/2e4/7/l2TR2/2r4/2L4/7/7 w", "4dC1/2cW3/3p3/7/7/7/3R3/3l3/1Er1D2 b"];
+    let make = |f: &str, i: u64| Search::new(JungleGame::new(parse_fen(f).unwrap(), Rules::default()), &MctsConfig::default(), i);
+    let eval = RolloutEvaluator { playouts: 2, max_plies: 60 };
+    let mut plain: Vec<_> = fens.iter().enumerate().map(|(i, f)| make(f, i as u64)).collect();
+    let mut buf = EvalBuffers::new::<JungleGame>(fens.len());
+    for s in plain.iter_mut() {
+        s.request_noise();
+        run_plain(s, &eval, &mut NnCache::new(0, 32), 150, &mut buf);
+    }
+    let mut batched: Vec<_> = fens.iter().enumerate().map(|(i, f)| make(f, i as u64)).collect();
+    for s in batched.iter_mut() {
+        s.request_noise();
+    }
+    run_batched(&mut batched, &eval, &mut NnCache::new(0, 32), 150, &mut buf);
+    for (a, b) in plain.iter().zip(&batched) {
+        let va: Vec<_> = a.root_children().map(|c| (c.0, c.1)).collect();
+        let vb: Vec<_> = b.root_children().map(|c| (c.0, c.1)).collect();
+        assert_eq!(va, vb);
+    }
+}
+
+fn small_selfplay() -> (MctsConfig, SelfplayConfig) {
+    let mcts = MctsConfig { cache_entries: 1 << 12, ..MctsConfig::default() };
+    let sp = SelfplayConfig {
+        workers: 1,
+        games_in_flight: 5,
+        full_sims: 24,
+        fast_sims: 8,
+        full_search_prob: 0.5,
+        resign_threshold: -0.9,
+        resign_playout_fraction: 0.3,
+        ..SelfplayConfig::default()
+    };
+    (mcts, sp)
+}
+
+#[test]
+fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
+    let (mcts, sp) = small_selfplay();
+    let rules = Rules { max_plies: 120, ..Rules::default() };
+    let opts = RunOptions {
+        games: 7,
+        first_index: 3,
+        seed: 99,
+        model_id: "rollout".into(),
+        root: JungleGame::start(rules),
+        deadline: None,
+    };
+    let eval = RolloutEvaluator { playouts: 1, max_plies: 40 };
+    let plain = play_plain(&eval, &mcts, &sp, &opts);
+    let counters = Counters::default();
+    let mut batched = Vec::new();
+    run(&eval, &mcts, &sp, &opts, &counters, |g| {
+        batched.push(g);
+        Ok(())
+    }, || {})
+    .unwrap();
+    assert_eq!(batched.len(), 7);
+    batched.sort_by_key(|g| g.seed);
+    let mut plain_sorted = plain.clone();
+    plain_sorted.sort_by_key(|g| g.seed);
+    assert_eq!(plain_sorted, batched);
+    // Leaves were batched: more than one position per network call on average.
+    let (evals, batches) = (counters.evals.load(std::sync::atomic::Ordering::Relaxed), counters.batches.load(std::sync::atomic::Ordering::Relaxed));
+    assert!(evals > 2 * batches, "{evals} evals in {batches} batches");
+}
+
+#[test]
+fn selfplay_records_replay_and_round_trip() {
+    let (mcts, sp) = small_selfplay();
+    let rules = Rules { max_plies: 100, ..Rules::default() };
+    let opts = RunOptions { games: 3, first_index: 0, seed: 5, model_id: "uniform".into(), root: JungleGame::start(rules), deadline: None };
+    let games = play_plain(&UniformEvaluator::default(), &mcts, &sp, &opts);
+    assert_eq!(decode_shard(&encode_shard(&games)).unwrap(), games);
+    for g in &games {
+        let mut full = 0;
+        g.replay(|state, m| {
+            assert!(state.is_legal(m.mv));
+            if m.full_search {
+                full += 1;
+                let total: u32 = m.visits.iter().map(|v| v.1).sum();
+                assert!(total >= sp.full_sims - 1, "visits {total}");
+                assert!(m.visits.iter().all(|(mv, _)| state.is_legal(*mv)));
+            } else {
+                assert!(m.visits.is_empty());
+            }
+        })
+        .unwrap();
+        assert!(full > 0);
+        assert!(g.moves.len() <= 100);
+    }
+}
+
+#[test]
+fn mirroring_commutes_with_encoding_and_move_generation() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut x = vec![0.0; INPUT_SIZE];
+    let mut y = vec![0.0; INPUT_SIZE];
+    for _ in 0..200 {
+        let mut g = JungleGame::start(Rules { max_plies: 300, ..Rules::default() });
+        for _ in 0..rng.random_range(0..60) {
+            if g.outcome().is_some() {
+                break;
+            }
+            let m = g.legal_moves();
+            g.play_unchecked(m[rng.random_range(0..m.len())]);
+        }
+        if g.outcome().is_some() {
+            continue;
+        }
+        let mut mirrored = JungleGame::new(g.root().mirror(), *g.rules());
+        for m in g.moves() {
+            mirrored.play_unchecked(m.mirror());
+        }
+        encode(&g, &mut x);
+        mirror_planes(&mut x);
+        encode(&mirrored, &mut y);
+        assert_eq!(x, y, "{}", g.fen());
+        let side = g.side_to_move();
+        let mut a: Vec<usize> = g.legal_moves().iter().map(|&m| mirror_action(action_index(side, m))).collect();
+        let mut b: Vec<usize> = mirrored.legal_moves().iter().map(|&m| mirrored.action_index(m)).collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b);
+    }
+}

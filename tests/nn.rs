@@ -1,0 +1,94 @@
+//! The burn network: shapes and finiteness on every compiled backend, model files, and the
+//! network evaluator behind MCTS.
+
+use junglezero::game::Game;
+use junglezero::jungle::encode::{ACTIONS, INPUT_SIZE, encode};
+use junglezero::jungle::{JungleGame, Rules};
+use junglezero::nn::Evaluator;
+use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::device::{compiled_backends, parse_device};
+use junglezero::nn::model::ModelConfig;
+use junglezero::nn::modelfile::{self, ModelFileError, fresh_meta};
+
+fn small() -> ModelConfig {
+    ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16 }
+}
+
+fn batch(n: usize) -> (Vec<JungleGame>, Vec<f32>) {
+    let mut games = vec![JungleGame::default()];
+    let mut g = JungleGame::default();
+    while games.len() < n {
+        let m = g.legal_moves()[games.len() % 3];
+        g.play_checked(m).unwrap();
+        games.push(g.clone());
+    }
+    let mut x = vec![0.0; n * INPUT_SIZE];
+    for (i, g) in games.iter().enumerate() {
+        encode(g, &mut x[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
+    }
+    (games, x)
+}
+
+#[test]
+fn forward_pass_is_finite_with_the_right_shapes_on_every_backend() {
+    let backends = compiled_backends();
+    assert!(!backends.is_empty());
+    for name in backends {
+        let device = parse_device(name).unwrap();
+        let net = small().init(&device);
+        let eval = NetEvaluator::new(net, device, "test", &small());
+        let (_, x) = batch(3);
+        let (p, wdl) = eval.forward(&x, 3);
+        assert_eq!((p.len(), wdl.len()), (3 * ACTIONS, 9), "{name}");
+        assert!(p.iter().chain(&wdl).all(|v| v.is_finite()), "{name}");
+        for row in wdl.chunks(3) {
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{name}: {row:?}");
+        }
+    }
+}
+
+#[test]
+fn a_position_evaluates_the_same_alone_and_in_a_batch() {
+    let device = parse_device("flex").unwrap();
+    let eval = NetEvaluator::new(small().init(&device), device, "test", &small());
+    let (games, x) = batch(4);
+    let refs: Vec<&JungleGame> = games.iter().collect();
+    let (mut p4, mut v4) = (vec![0.0; 4 * ACTIONS], vec![0.0; 4]);
+    eval.evaluate(&refs, &x, &mut p4, &mut v4);
+    let (mut p1, mut v1) = (vec![0.0; ACTIONS], vec![0.0; 1]);
+    eval.evaluate(&refs[2..3], &x[2 * INPUT_SIZE..3 * INPUT_SIZE], &mut p1, &mut v1);
+    assert!((v1[0] - v4[2]).abs() < 1e-5);
+    assert!(p1.iter().zip(&p4[2 * ACTIONS..3 * ACTIONS]).all(|(a, b)| (a - b).abs() < 1e-4));
+}
+
+#[test]
+fn model_files_round_trip_and_damage_is_refused() {
+    let dir = std::env::temp_dir().join(format!("jz-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.jzm");
+    let device = parse_device("flex").unwrap();
+    let cfg = small();
+    let net = cfg.init(&device);
+    let meta = fresh_meta(&cfg, &Rules::default(), "random-init");
+    modelfile::save(&path, &net, &meta).unwrap();
+    let (loaded, meta2) = modelfile::load(&path, &device).unwrap();
+    assert_eq!(meta2, meta);
+    let (_, x) = batch(2);
+    let a = NetEvaluator::new(net, device.clone(), "a", &cfg).forward(&x, 2);
+    let b = NetEvaluator::new(loaded, device.clone(), "b", &cfg).forward(&x, 2);
+    assert_eq!(a, b, "weights survive the round trip exactly");
+
+    let bytes = std::fs::read(&path).unwrap();
+    let mut bad = bytes.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x40;
+    std::fs::write(&path, &bad).unwrap();
+    let e = modelfile::load(&path, &device).unwrap_err();
+    assert!(matches!(e, ModelFileError::Checksum { .. }), "{e}");
+    assert!(e.to_string().contains("m.jzm"), "{e}");
+    std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
+    assert!(modelfile::load(&path, &device).is_err());
+    std::fs::write(&path, b"hello").unwrap();
+    assert!(matches!(modelfile::load(&path, &device).unwrap_err(), ModelFileError::BadMagic { .. }));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
