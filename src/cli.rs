@@ -21,6 +21,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Search a position with the alpha-beta engine; prints info lines and the best move.
     Search(SearchArgs),
+    /// Generate self-play games with MCTS and a network.
+    Selfplay(SelfplayArgs),
     /// Play against the engine in the terminal.
     Play(PlayArgs),
     /// Speak the UCI-style protocol on stdin/stdout.
@@ -102,6 +104,29 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         runs: u32,
     },
+    /// Raw batched network inference: evals/s and GFLOP/s for batch sizes 1 to 1024.
+    Nn {
+        /// Largest batch size (powers of two from 1).
+        #[arg(long, default_value_t = 1024)]
+        max_batch: usize,
+        /// Threads calling the network at once (sharing it), as self-play workers do.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Seconds per batch size.
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Self-play with the configured net for a fixed time, compared with raw batched inference
+    /// of the same net at the same batch size and number of calling threads.
+    Selfplay {
+        /// Seconds of self-play.
+        #[arg(long, default_value_t = 30.0)]
+        seconds: f64,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Fixed-depth alpha-beta searches of a fixed set of positions; prints the total node
     /// count (a signature of the search) and nodes per second.
     Search {
@@ -129,6 +154,7 @@ pub enum Colour {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineKind {
     Alphabeta,
+    Mcts,
 }
 
 #[derive(Args, Debug)]
@@ -140,10 +166,42 @@ pub struct PlayArgs {
     /// The engine to play against.
     #[arg(long, value_enum, default_value = "alphabeta")]
     pub engine: EngineKind,
+    /// The network for --engine mcts (a .jzm file).
+    #[arg(long, value_name = "PATH", required_if_eq("engine", "mcts"))]
+    pub model: Option<PathBuf>,
     /// Engine thinking time per move in milliseconds.
     #[arg(long, default_value_t = 1000)]
     pub movetime: u64,
     /// The colour you play.
     #[arg(long, value_enum, default_value = "red")]
     pub human: Colour,
+}
+
+/// Which network to use: a model file or a freshly initialised one.
+#[derive(Args, Debug, Clone)]
+#[group(required = true, multiple = false)]
+pub struct ModelChoice {
+    /// A model file (.jzm).
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<PathBuf>,
+    /// An untrained network of the config's [model] shape.
+    #[arg(long)]
+    pub random_init: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SelfplayArgs {
+    #[command(flatten)]
+    pub network: ModelChoice,
+    /// Number of games.
+    #[arg(long)]
+    pub games: u64,
+    /// Directory for the game shards.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Random seed (default: from the clock; printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

@@ -11,6 +11,7 @@ use clap::error::ErrorKind;
 use cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    init_logging();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -47,10 +48,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Show(args) => cmd::show::run(args),
         Command::Search(args) => cmd::search::run(args),
         Command::Play(args) => cmd::play::run(args),
+        Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Uci(args) => {
             junglezero::protocol::serve_stdio(cmd::load_config(&args.config)?);
             Ok(())
         }
         Command::Bench(b) => cmd::bench::run(b),
     }
+}
+
+/// Logs go to stderr; `RUST_LOG` picks the level (default: info).
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
 }

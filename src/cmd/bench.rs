@@ -1,19 +1,27 @@
 //! `junglezero bench ...`: benchmarks that print figures.
 
 use std::io::Write;
-use std::time::Instant;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use junglezero::alphabeta::bench::BENCH_FENS;
 use junglezero::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
 use junglezero::jungle::{JungleGame, Position, Rules, parse_fen, perft};
+use junglezero::game::Game;
+use junglezero::jungle::encode::{INPUT_SIZE, encode};
+use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::device::parse_device;
 use junglezero::player::Limits;
+use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
 
-use crate::cli::BenchCommand;
+use crate::cli::{BenchCommand, ConfigArgs};
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Perft { depth, runs } => bench_perft(depth, runs),
         BenchCommand::Search { depth, hash_mb } => bench_search(depth, hash_mb),
+        BenchCommand::Nn { max_batch, threads, seconds, config } => bench_nn(max_batch, threads, seconds, &config),
+        BenchCommand::Selfplay { seconds, config } => bench_selfplay(seconds, &config),
     }
 }
 
@@ -54,5 +62,104 @@ fn bench_perft(depth: u32, runs: u32) -> anyhow::Result<()> {
         writeln!(out, "run {run} perft {depth} nodes {nodes} time {secs:.3} nps {}", super::perft::rate(nodes, secs))?;
     }
     writeln!(out, "bench perft depth {depth} nodes {nodes} best {best:.3} s leaves/s {}", super::perft::rate(nodes, best))?;
+    Ok(())
+}
+
+/// Positions per second for `threads` threads each running batches of `batch` through
+/// `eval` for about `seconds` (after one warm-up batch each).
+pub fn raw_throughput(eval: &NetEvaluator, batch: usize, threads: usize, seconds: f64) -> f64 {
+    let mut inputs = vec![0.0f32; batch * INPUT_SIZE];
+    let mut g = JungleGame::default();
+    for i in 0..batch {
+        encode(&g, &mut inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
+        if let Some(&m) = g.legal_moves().get(i % 5) {
+            g.play_unchecked(m);
+        }
+        if g.outcome().is_some() {
+            g = JungleGame::default();
+        }
+    }
+    let _ = eval.forward(&inputs, batch);
+    let start = Instant::now();
+    let done = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| {
+                while start.elapsed().as_secs_f64() < seconds {
+                    let _ = eval.forward(&inputs, batch);
+                    done.fetch_add(batch as u64, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    done.load(std::sync::atomic::Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+}
+
+fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
+    let config = super::load_config(args)?;
+    let device = parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
+    let eval = NetEvaluator::random(&config.model, device, 1);
+    let flops = config.model.flops_per_position() as f64;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "net {} ({:.1} MFLOP/position) device {} threads {threads}",
+        config.model.describe(),
+        flops / 1e6,
+        config.hardware.device
+    )?;
+    let mut batch = 1;
+    while batch <= max_batch.max(1) {
+        let rate = raw_throughput(&eval, batch, threads, seconds);
+        writeln!(out, "batch {batch:5} evals/s {rate:9.0} GFLOP/s {:7.2}", rate * flops / 1e9)?;
+        out.flush()?;
+        batch *= 2;
+    }
+    Ok(())
+}
+
+/// Self-play evals/s against raw inference at the same batch size and thread count. The last
+/// line is exactly `selfplay evals/s X raw evals/s Y ratio Z`.
+fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
+    let config = super::load_config(args)?;
+    let device = parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
+    let eval = NetEvaluator::random(&config.model, device, 1);
+    let workers = config.selfplay.worker_count();
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "net {} device {} workers {workers} games in flight {} sims {}/{} (full/fast)",
+        config.model.describe(),
+        config.hardware.device,
+        config.selfplay.games_in_flight,
+        config.selfplay.full_sims,
+        config.selfplay.fast_sims
+    )?;
+    let counters = Counters::default();
+    let opts = RunOptions {
+        games: u64::MAX,
+        first_index: 0,
+        seed: 7,
+        model_id: "random-init".into(),
+        root: JungleGame::start(config.rules),
+        deadline: Some(Instant::now() + Duration::from_secs_f64(seconds)),
+    };
+    let start = Instant::now();
+    run_selfplay(&eval, &config.mcts, &config.selfplay, &opts, &counters, |_| Ok(()), || {}).map_err(anyhow::Error::msg)?;
+    let secs = start.elapsed().as_secs_f64();
+    let evals = counters.evals.load(Ordering::Relaxed);
+    let batches = counters.batches.load(Ordering::Relaxed).max(1);
+    let in_eval = counters.eval_micros.load(Ordering::Relaxed) as f64 / 1e6;
+    let x = evals as f64 / secs;
+    let mean_batch = (evals as f64 / batches as f64).round().max(1.0) as usize;
+    writeln!(
+        out,
+        "self-play: {evals} evals in {batches} batches (mean batch {mean_batch}), {} moves, {} games, {secs:.1} s, {:.0}% of worker time in the network",
+        counters.moves.load(Ordering::Relaxed),
+        counters.games.load(Ordering::Relaxed),
+        100.0 * in_eval / (secs * workers as f64)
+    )?;
+    let y = raw_throughput(&eval, mean_batch, workers, (seconds / 3.0).clamp(2.0, 10.0));
+    writeln!(out, "selfplay evals/s {x:.0} raw evals/s {y:.0} ratio {:.3}", x / y)?;
     Ok(())
 }

@@ -3,6 +3,8 @@
 pub mod bench;
 pub mod perft;
 pub mod play;
+pub mod progress;
+pub mod selfplay;
 pub mod search;
 pub mod show;
 
@@ -32,4 +34,19 @@ pub fn load_config(args: &ConfigArgs) -> anyhow::Result<Config> {
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain()
         .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+/// The evaluator a `--model PATH | --random-init` choice asks for.
+pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, seed: u64) -> anyhow::Result<junglezero::nn::burn_eval::NetEvaluator> {
+    use junglezero::nn::burn_eval::NetEvaluator;
+    let device = junglezero::nn::device::parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
+    Ok(match &choice.model {
+        Some(path) => NetEvaluator::from_file(path, device)?,
+        None => NetEvaluator::random(&config.model, device, seed),
+    })
+}
+
+/// A seed from the clock, for runs that were not given one.
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
 }

@@ -1,10 +1,14 @@
 //! `junglezero play`: a game against the engine in the terminal.
 
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 
 use junglezero::alphabeta::{Engine, Eval};
 use junglezero::game::{Game, Turn};
 use junglezero::jungle::{JungleGame, Side, describe_outcome, diagram};
+use junglezero::mcts::MctsPlayer;
+use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::device::parse_device;
 use junglezero::player::{Limits, Player};
 
 use crate::cli::{Colour, EngineKind, PlayArgs};
@@ -14,8 +18,13 @@ const HELP: &str = "type a move like a3a4, or: undo, hint, moves, help, quit";
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
     let mut game = super::game_from_args(&args.position, config.rules)?;
-    let mut engine: Box<dyn Player> = match args.engine {
-        EngineKind::Alphabeta => Box::new(Engine::new(&config.search, Eval::new(&config.eval, *game.rules()))),
+    let mut engine: Box<dyn Player> = match (args.engine, &args.model) {
+        (EngineKind::Mcts, Some(path)) => {
+            let device = parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
+            let net = Arc::new(NetEvaluator::from_file(path, device)?);
+            Box::new(MctsPlayer::new(net, &config.mcts, config.mcts.playouts))
+        }
+        _ => Box::new(Engine::new(&config.search, Eval::new(&config.eval, *game.rules()))),
     };
     let human = match args.human {
         Colour::Red => Side::Red,

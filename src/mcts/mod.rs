@@ -1,6 +1,7 @@
 //! Monte-Carlo tree search with PUCT, generic over the game and the evaluator.
 
 pub mod driver;
+pub mod player;
 pub mod search;
 pub mod tree;
 
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{ConfigError, check_range};
 
 pub use driver::{EvalBuffers, run_batched, run_plain};
+pub use player::MctsPlayer;
 pub use search::{Search, Step};
 
 /// `[mcts]`: the tree search's settings (self-play, the arena and the protocol share them).
@@ -30,6 +32,9 @@ pub struct MctsConfig {
     pub dirichlet_fraction: f32,
     /// Network cache entries per worker (0 disables the cache).
     pub cache_entries: usize,
+    /// Simulations per move when playing (protocol, terminal play, arena) without a node or
+    /// time limit.
+    pub playouts: u32,
 }
 
 impl Default for MctsConfig {
@@ -42,6 +47,7 @@ impl Default for MctsConfig {
             dirichlet_alpha: 0.4,
             dirichlet_fraction: 0.25,
             cache_entries: 1 << 16,
+            playouts: 400,
         }
     }
 }
@@ -55,6 +61,7 @@ impl MctsConfig {
         check_range("mcts.dirichlet_alpha", self.dirichlet_alpha, 0.001, 100.0)?;
         check_range("mcts.dirichlet_fraction", self.dirichlet_fraction, 0.0, 1.0)?;
         check_range("mcts.cache_entries", self.cache_entries, 0, 1 << 26)?;
+        check_range("mcts.playouts", self.playouts, 1, 10_000_000)?;
         Ok(())
     }
 }

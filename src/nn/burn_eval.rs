@@ -24,6 +24,23 @@ impl NetEvaluator {
         NetEvaluator { net, device, id: id.into(), model: model.clone() }
     }
 
+    /// Loads a model file onto `device`.
+    pub fn from_file(path: &std::path::Path, device: Device) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
+        let (net, meta) = super::modelfile::load(path, &device)?;
+        Ok(NetEvaluator::new(net, device, &meta.id, &meta.model))
+    }
+
+    /// A freshly initialised (untrained) network, reproducible for a given seed.
+    pub fn random(model: &ModelConfig, device: Device, seed: u64) -> NetEvaluator {
+        device.seed(seed);
+        let net = model.init(&device);
+        NetEvaluator::new(net, device, "random-init", model)
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     pub fn model(&self) -> &ModelConfig {
         &self.model
     }

@@ -1,8 +1,14 @@
-//! Protocol options (`setoption`): engine settings and every rule switch.
+//! Protocol options (`setoption`): engine choice, network, engine settings and every rule
+//! switch.
+
+use std::sync::Arc;
 
 use crate::alphabeta::{Engine, Eval};
 use crate::config::Config;
 use crate::jungle::{Repetition, Rules};
+use crate::mcts::MctsPlayer;
+use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::device::parse_device;
 use crate::player::Player;
 
 /// What a `setoption` changed.
@@ -12,14 +18,23 @@ pub struct Effect {
     pub rules_changed: bool,
 }
 
-/// The settings the protocol exposes, kept as a [`Config`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    AlphaBeta,
+    Mcts,
+}
+
+/// The settings the protocol exposes, kept as a [`Config`] plus the engine choice.
 pub struct Options {
     config: Config,
+    engine: EngineKind,
+    model_path: String,
+    network: Option<Arc<NetEvaluator>>,
 }
 
 impl Options {
     pub fn new(config: Config) -> Options {
-        Options { config }
+        Options { config, engine: EngineKind::AlphaBeta, model_path: String::new(), network: None }
     }
 
     pub fn config(&self) -> &Config {
@@ -34,7 +49,9 @@ impl Options {
         vec![
             format!("option name Hash type spin default {} min 1 max 65536", c.search.hash_mb),
             format!("option name Threads type spin default {} min 1 max 512", c.search.threads),
-            "option name Engine type combo default alphabeta var alphabeta".to_string(),
+            "option name Engine type combo default alphabeta var alphabeta var mcts".to_string(),
+            "option name Model type string default <empty>".to_string(),
+            format!("option name Playouts type spin default {} min 1 max 10000000", c.mcts.playouts),
             check("dog_over_wolf", d.dog_over_wolf),
             check("rat_captures_across_shore", d.rat_captures_across_shore),
             check("elephant_takes_trapped_rat", d.elephant_takes_trapped_rat),
@@ -57,10 +74,22 @@ impl Options {
         match lower.as_str() {
             "hash" => self.config.search.hash_mb = int(1, 65536)?,
             "threads" => self.config.search.threads = int(1, 512)?,
-            "engine" => {
-                if value != "alphabeta" {
-                    return Err(format!("unknown engine '{value}' (available: alphabeta)"));
+            "playouts" => self.config.mcts.playouts = int(1, 10_000_000)? as u32,
+            "engine" => match value {
+                "alphabeta" => self.engine = EngineKind::AlphaBeta,
+                "mcts" => {
+                    if self.network.is_none() {
+                        return Err("set the Model option (a .jzm file) before choosing Engine mcts".into());
+                    }
+                    self.engine = EngineKind::Mcts;
                 }
+                other => return Err(format!("unknown engine '{other}' (available: alphabeta, mcts)")),
+            },
+            "model" => {
+                let device = parse_device(&self.config.hardware.device)?;
+                let eval = NetEvaluator::from_file(std::path::Path::new(value), device).map_err(|e| e.to_string())?;
+                self.network = Some(Arc::new(eval));
+                self.model_path = value.to_string();
             }
             key if Rules::KEYS.contains(&key) => {
                 let mut rules = self.config.rules;
@@ -76,6 +105,9 @@ impl Options {
     /// A player for the current settings.
     pub fn build_player(&self) -> Box<dyn Player> {
         let c = &self.config;
-        Box::new(Engine::new(&c.search, Eval::new(&c.eval, c.rules)))
+        match (&self.engine, &self.network) {
+            (EngineKind::Mcts, Some(net)) => Box::new(MctsPlayer::new(net.clone(), &c.mcts, c.mcts.playouts)),
+            _ => Box::new(Engine::new(&c.search, Eval::new(&c.eval, c.rules))),
+        }
     }
 }

@@ -1,0 +1,93 @@
+//! `junglezero selfplay (--model PATH | --random-init) --games N --out DIR`
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use junglezero::jungle::JungleGame;
+use junglezero::nn::Evaluator;
+use junglezero::selfplay::record::{GameRecord, write_shard};
+use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
+
+use super::progress::{bar, per_sec};
+use crate::cli::SelfplayArgs;
+
+pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
+    let config = super::load_config(&args.config)?;
+    let seed = args.seed.unwrap_or_else(super::clock_seed);
+    let evaluator = super::evaluator_from(&args.network, &config, seed)?;
+    std::fs::create_dir_all(&args.out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.out.display()))?;
+    tracing::info!(
+        "self-play: {} games, network {}, seed {seed}, {} workers x {} games in flight, output {}",
+        args.games,
+        evaluator.name(),
+        config.selfplay.worker_count(),
+        config.selfplay.games_in_flight,
+        args.out.display()
+    );
+    let opts = RunOptions {
+        games: args.games,
+        first_index: 0,
+        seed,
+        model_id: evaluator.id().to_string(),
+        root: JungleGame::start(config.rules),
+        deadline: None,
+    };
+    let counters = Counters::default();
+    let pb = bar(args.games, "games");
+    let start = Instant::now();
+    let mut pending: Vec<GameRecord> = Vec::new();
+    let mut shards = 0u64;
+    let plies = std::cell::Cell::new(0u64);
+    let per_shard = config.selfplay.games_per_shard;
+    let out = args.out.clone();
+    let flush = |pending: &mut Vec<GameRecord>, shards: &mut u64| -> Result<(), String> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let path = out.join(format!("selfplay-{seed:016x}-{:05}.jzg", *shards));
+        write_shard(&path, pending).map_err(|e| e.to_string())?;
+        tracing::debug!("wrote {} games to {}", pending.len(), path.display());
+        *shards += 1;
+        pending.clear();
+        Ok(())
+    };
+    let result = run_selfplay(
+        &evaluator,
+        &config.mcts,
+        &config.selfplay,
+        &opts,
+        &counters,
+        |rec| {
+            plies.set(plies.get() + rec.moves.len() as u64);
+            pending.push(rec);
+            if pending.len() >= per_shard {
+                flush(&mut pending, &mut shards)?;
+            }
+            Ok(())
+        },
+        || {
+            let secs = start.elapsed().as_secs_f64();
+            let games = counters.games.load(Ordering::Relaxed);
+            pb.set_position(games);
+            pb.set_message(format!(
+                "{:.0} moves/s, {:.0} evals/s, mean length {:.1}",
+                per_sec(counters.moves.load(Ordering::Relaxed), secs),
+                per_sec(counters.evals.load(Ordering::Relaxed), secs),
+                if games > 0 { plies.get() as f64 / games as f64 } else { 0.0 },
+            ));
+        },
+    );
+    result.map_err(anyhow::Error::msg)?;
+    flush(&mut pending, &mut shards).map_err(anyhow::Error::msg)?;
+    pb.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    let games = counters.games.load(Ordering::Relaxed);
+    println!(
+        "selfplay games {games} shards {shards} moves {} evals {} time {secs:.1} s evals/s {:.0} mean length {:.1} seed {seed}",
+        counters.moves.load(Ordering::Relaxed),
+        counters.evals.load(Ordering::Relaxed),
+        per_sec(counters.evals.load(Ordering::Relaxed), secs),
+        if games > 0 { plies.get() as f64 / games as f64 } else { 0.0 }
+    );
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! MCTS as a [`Player`] (protocol, terminal play, arena): a fresh search per move, the best
+//! move by visits, no noise, leaves evaluated one at a time.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::{EvalBuffers, MctsConfig, Search, Step};
+use crate::game::Game;
+use crate::jungle::{JungleGame, Move};
+use crate::nn::Evaluator;
+use crate::nn::cache::NnCache;
+use crate::player::{Limits, Player};
+
+pub struct MctsPlayer<E> {
+    evaluator: Arc<E>,
+    config: MctsConfig,
+    /// Simulations per move when the limits give no node count or time.
+    default_sims: u32,
+    cache: NnCache,
+    buf: EvalBuffers,
+    stop: Arc<AtomicBool>,
+    name: String,
+}
+
+impl<E: Evaluator<JungleGame>> MctsPlayer<E> {
+    pub fn new(evaluator: Arc<E>, config: &MctsConfig, default_sims: u32) -> MctsPlayer<E> {
+        let name = format!("mcts({}, sims={default_sims})", evaluator.name());
+        MctsPlayer {
+            evaluator,
+            config: MctsConfig { dirichlet_fraction: 0.0, ..config.clone() },
+            default_sims: default_sims.max(1),
+            cache: NnCache::new(config.cache_entries, crate::jungle::MAX_MOVES),
+            buf: EvalBuffers::new::<JungleGame>(1),
+            stop: Arc::new(AtomicBool::new(false)),
+            name,
+        }
+    }
+}
+
+/// A value in [-1, 1] as centi-units, on the scale other engines print (lc0's mapping).
+pub fn value_to_cp(q: f32) -> i32 {
+    (90.0 * (1.563_754_2 * q.clamp(-0.999, 0.999)).tan()).round() as i32
+}
+
+impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, game: &JungleGame, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<Move> {
+        if game.outcome().is_some() {
+            return None;
+        }
+        let start = Instant::now();
+        let sims = limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32);
+        let deadline = limits.hard_time().map(|t| start + t);
+        let mut search = Search::new(game.clone(), &self.config, game.position().hash());
+        let mut done = 0u32;
+        let mut last_report = start;
+        while done < sims && !self.stop.load(Ordering::Relaxed) {
+            if let Step::NeedsEval(state) = search.select(&mut self.cache) {
+                crate::jungle::encode::encode(state, &mut self.buf.inputs);
+                self.evaluator.evaluate(&[state], &self.buf.inputs, &mut self.buf.policy, &mut self.buf.value);
+                search.complete(&self.buf.policy, self.buf.value[0], &mut self.cache);
+            }
+            done += 1;
+            if done % 64 == 0 {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+                if last_report.elapsed().as_secs_f64() >= 1.0 {
+                    last_report = Instant::now();
+                    info(&info_line(&search, done, start));
+                }
+            }
+        }
+        self.stop.store(false, Ordering::Relaxed);
+        info(&info_line(&search, done, start));
+        search.best_move()
+    }
+
+    fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
+        Some(self.stop.clone())
+    }
+}
+
+/// `info depth D nodes N nps X score cp S pv ...` with the most-visited line as PV.
+fn info_line(search: &Search<JungleGame>, sims: u32, start: Instant) -> String {
+    let tree = search.tree();
+    let mut pv = Vec::new();
+    let mut node = tree.root();
+    while node.num_children > 0 {
+        let Some(best) = tree.nodes[node.children()].iter().filter(|c| c.visits > 0).max_by_key(|c| c.visits) else { break };
+        pv.push(best.mv.to_string());
+        node = best;
+    }
+    let secs = start.elapsed().as_secs_f64().max(1e-6);
+    format!(
+        "info depth {} nodes {sims} nps {} time {} score cp {} pv {}",
+        pv.len(),
+        (sims as f64 / secs) as u64,
+        (secs * 1000.0) as u64,
+        value_to_cp(search.root_value()),
+        pv.join(" ")
+    )
+}
