@@ -21,6 +21,12 @@ pub enum Command {
     Show(ShowArgs),
     /// Search a position with the alpha-beta engine; prints info lines and the best move.
     Search(SearchArgs),
+    /// Run the training loop: self-play, training and gating, generation after generation.
+    Train(TrainArgs),
+    /// One training stage on a run: train on its new games and write a candidate.
+    Learn(RunArgs),
+    /// Gate a run's waiting candidates.
+    Gate(RunArgs),
     /// Generate self-play games with MCTS and a network.
     Selfplay(SelfplayArgs),
     /// Play against the engine in the terminal.
@@ -118,6 +124,14 @@ pub enum BenchCommand {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// Training samples per second for the configured net and the GPU-sized net.
+    Train {
+        /// Timed optimiser steps per net (after two warm-up steps).
+        #[arg(long, default_value_t = 10)]
+        steps: u32,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Self-play with the configured net for a fixed time, compared with raw batched inference
     /// of the same net at the same batch size and number of calling threads.
     Selfplay {
@@ -179,7 +193,7 @@ pub struct PlayArgs {
 
 /// Which network to use: a model file or a freshly initialised one.
 #[derive(Args, Debug, Clone)]
-#[group(required = true, multiple = false)]
+#[group(required = false, multiple = false)]
 pub struct ModelChoice {
     /// A model file (.jzm).
     #[arg(long, value_name = "PATH")]
@@ -196,12 +210,35 @@ pub struct SelfplayArgs {
     /// Number of games.
     #[arg(long)]
     pub games: u64,
-    /// Directory for the game shards.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    /// Directory for the game shards (with --model or --random-init).
+    #[arg(long, value_name = "DIR", conflicts_with = "run")]
+    pub out: Option<PathBuf>,
+    /// A training run: play with its current best network into its games/ (several self-play
+    /// processes may feed one trainer this way).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["model", "random_init"])]
+    pub run: Option<PathBuf>,
     /// Random seed (default: from the clock; printed).
     #[arg(long)]
     pub seed: Option<u64>,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The run directory (default: checkpoints/<config name>). An existing run resumes.
+    #[arg(long, value_name = "DIR")]
+    pub run: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The run directory.
+    #[arg(long, value_name = "DIR")]
+    pub run: PathBuf,
+    /// Override one setting of the run's config (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }

@@ -11,6 +11,7 @@ use crate::jungle::Rules;
 use crate::mcts::MctsConfig;
 use crate::nn::model::ModelConfig;
 use crate::selfplay::SelfplayConfig;
+use crate::train::TrainConfig;
 
 /// Everything a component can be configured with. Each section has its own defaults.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,6 +29,8 @@ pub struct Config {
     pub model: ModelConfig,
     /// Self-play game generation.
     pub selfplay: SelfplayConfig,
+    /// The learning loop.
+    pub train: TrainConfig,
     /// Where networks run.
     pub hardware: HardwareConfig,
 }
@@ -111,6 +114,7 @@ impl Config {
         self.mcts.validate()?;
         self.model.validate()?;
         self.selfplay.validate()?;
+        self.train.validate()?;
         crate::nn::device::parse_device(&self.hardware.device)
             .map_err(|message| ConfigError::Invalid { key: "hardware.device".into(), message })?;
         Ok(())

@@ -10,3 +10,4 @@ pub mod player;
 pub mod protocol;
 pub mod selfplay;
 pub mod store;
+pub mod train;

@@ -49,6 +49,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Search(args) => cmd::search::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),
+        Command::Train(args) => cmd::train::train(args),
+        Command::Learn(args) => cmd::train::learn(args),
+        Command::Gate(args) => cmd::train::gate(args),
         Command::Uci(args) => {
             junglezero::protocol::serve_stdio(cmd::load_config(&args.config)?);
             Ok(())

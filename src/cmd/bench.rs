@@ -11,6 +11,7 @@ use junglezero::game::Game;
 use junglezero::jungle::encode::{INPUT_SIZE, encode};
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::nn::device::parse_device;
+use junglezero::nn::model::ModelConfig;
 use junglezero::player::Limits;
 use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
 
@@ -22,6 +23,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Search { depth, hash_mb } => bench_search(depth, hash_mb),
         BenchCommand::Nn { max_batch, threads, seconds, config } => bench_nn(max_batch, threads, seconds, &config),
         BenchCommand::Selfplay { seconds, config } => bench_selfplay(seconds, &config),
+        BenchCommand::Train { steps, config } => bench_train(steps, &config),
     }
 }
 
@@ -161,5 +163,58 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     )?;
     let y = raw_throughput(&eval, mean_batch, workers, (seconds / 3.0).clamp(2.0, 10.0));
     writeln!(out, "selfplay evals/s {x:.0} raw evals/s {y:.0} ratio {:.3}", x / y)?;
+    Ok(())
+}
+
+/// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
+/// net, on the configured device.
+fn bench_train(steps: u32, args: &ConfigArgs) -> anyhow::Result<()> {
+    use junglezero::train::batch::Batch;
+    use junglezero::train::trainer::{Trainer, optimizer};
+    let config = super::load_config(args)?;
+    let device = parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?.autodiff();
+    let b = config.train.batch_size;
+    let mut out = std::io::stdout().lock();
+    let mut shapes = vec![("configured", config.model.clone())];
+    if config.model != ModelConfig::gpu_sized() {
+        shapes.push(("gpu-sized", ModelConfig::gpu_sized()));
+    }
+    // A synthetic batch: real positions from random games, uniform policy and random results.
+    let mut batch = Batch {
+        inputs: ndarray::Array4::zeros((b, junglezero::jungle::encode::PLANES, 9, 7)),
+        policy: ndarray::Array2::from_elem((b, junglezero::jungle::encode::ACTIONS), 1.0 / 252.0),
+        wdl: ndarray::Array2::zeros((b, 3)),
+    };
+    let mut g = JungleGame::default();
+    for i in 0..b {
+        let mut planes = batch.inputs.index_axis_mut(ndarray::Axis(0), i);
+        encode(&g, planes.as_slice_mut().expect("contiguous"));
+        batch.wdl[[i, i % 3]] = 1.0;
+        match g.legal_moves().get(i % 7) {
+            Some(&m) if g.outcome().is_none() => g.play_unchecked(m),
+            _ => g = JungleGame::default(),
+        }
+    }
+    for (label, model) in shapes {
+        device.seed(1);
+        let net = model.init(&device);
+        let mut trainer = Trainer::new(net, optimizer(&config.train), device.clone(), &model, &config.train, 0);
+        trainer.step(&batch);
+        trainer.step(&batch);
+        let start = Instant::now();
+        for _ in 0..steps.max(1) {
+            trainer.step(&batch);
+        }
+        let secs = start.elapsed().as_secs_f64();
+        let rate = steps.max(1) as f64 * b as f64 / secs;
+        writeln!(
+            out,
+            "train {label} net {} batch {b} device {} optimizer {:?}: {rate:.0} samples/s ({:.3} s/step)",
+            model.describe(),
+            config.hardware.device,
+            config.train.optimizer,
+            secs / steps.max(1) as f64
+        )?;
+    }
     Ok(())
 }

@@ -7,6 +7,7 @@ pub mod progress;
 pub mod selfplay;
 pub mod search;
 pub mod show;
+pub mod train;
 
 use anyhow::Context;
 
@@ -46,7 +47,4 @@ pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, seed: u
     })
 }
 
-/// A seed from the clock, for runs that were not given one.
-pub fn clock_seed() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
-}
+pub use junglezero::store::clock_seed;

@@ -12,17 +12,26 @@ use super::progress::{bar, per_sec};
 use crate::cli::SelfplayArgs;
 
 pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
+    if let Some(run) = &args.run {
+        return super::train::selfplay_for_run(run, args.games, &args.config.set);
+    }
+    let Some(out) = args.out.clone() else {
+        anyhow::bail!("selfplay needs --out DIR (with --model PATH or --random-init) or --run DIR");
+    };
+    if args.network.model.is_none() && !args.network.random_init {
+        anyhow::bail!("selfplay --out needs --model PATH or --random-init");
+    }
     let config = super::load_config(&args.config)?;
     let seed = args.seed.unwrap_or_else(super::clock_seed);
     let evaluator = super::evaluator_from(&args.network, &config, seed)?;
-    std::fs::create_dir_all(&args.out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.out.display()))?;
+    std::fs::create_dir_all(&out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
     tracing::info!(
         "self-play: {} games, network {}, seed {seed}, {} workers x {} games in flight, output {}",
         args.games,
         evaluator.name(),
         config.selfplay.worker_count(),
         config.selfplay.games_in_flight,
-        args.out.display()
+        out.display()
     );
     let opts = RunOptions {
         games: args.games,
@@ -39,7 +48,6 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     let mut shards = 0u64;
     let plies = std::cell::Cell::new(0u64);
     let per_shard = config.selfplay.games_per_shard;
-    let out = args.out.clone();
     let flush = |pending: &mut Vec<GameRecord>, shards: &mut u64| -> Result<(), String> {
         if pending.is_empty() {
             return Ok(());

@@ -28,7 +28,8 @@
 //! action of its direction. This order matches a fully convolutional policy head whose four
 //! output channels are the directions.
 
-use super::rules::Repetition;
+use super::position::Position;
+use super::rules::{Repetition, Rules};
 use crate::game::Encode;
 use super::state::JungleGame;
 use super::tables::{DEN, Dir, JUMP, STEP, TRAPS, WATER, direction};
@@ -60,11 +61,15 @@ fn view_dir(d: Dir, side: Side) -> Dir {
 
 /// Writes the planes of `game`'s position into `out` (`INPUT_SIZE` floats, `[plane][row][col]`).
 pub fn encode(game: &JungleGame, out: &mut [f32]) {
+    encode_parts(game.position(), game.rules(), game.history().current_reps() >= 2, out);
+}
+
+/// [`encode`] from the parts it reads: the position, the rules and whether the position has
+/// occurred before (the only thing taken from the history).
+pub fn encode_parts(pos: &Position, rules: &Rules, repeated: bool, out: &mut [f32]) {
     debug_assert_eq!(out.len(), INPUT_SIZE);
     out.fill(0.0);
-    let pos = game.position();
     let us = pos.side_to_move();
-    let rules = game.rules();
     for side in Side::BOTH {
         let base = if side == us { 0 } else { 8 };
         for kind in Kind::ALL {
@@ -88,7 +93,7 @@ pub fn encode(game: &JungleGame, out: &mut [f32]) {
             out[plane * BOARD_SQUARES..(plane + 1) * BOARD_SQUARES].fill(v);
         }
     };
-    fill(21, if game.history().current_reps() >= 2 { 1.0 } else { 0.0 });
+    fill(21, if repeated { 1.0 } else { 0.0 });
     if rules.no_capture_plies > 0 {
         fill(22, (f32::from(pos.halfmove()) / f32::from(rules.no_capture_plies)).min(1.0));
     }
@@ -196,7 +201,7 @@ fn mix(mut z: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::game::Game;
-    use crate::jungle::{Rules, parse_fen};
+    use crate::jungle::parse_fen;
 
     #[test]
     fn start_position_planes() {

@@ -52,6 +52,11 @@ impl Default for ModelConfig {
 }
 
 impl ModelConfig {
+    /// The network `configs/gpu.toml` trains (for benchmarks of a GPU-sized net).
+    pub fn gpu_sized() -> ModelConfig {
+        ModelConfig { blocks: 10, channels: 128, policy_channels: 32, value_channels: 8, value_hidden: 128 }
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_range("model.blocks", self.blocks, 0, 64)?;
         check_range("model.channels", self.channels, 1, 1024)?;

@@ -2,6 +2,8 @@
 //! through files here; every file is written to a temporary name, synced and renamed, so a
 //! reader never sees half a file and a kill never leaves one behind under the real name.
 
+pub mod run;
+
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -59,4 +61,9 @@ pub fn remove_stale_temporaries(dir: &Path) {
             }
         }
     }
+}
+
+/// A seed from the clock, for runs that were not given one.
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
 }

@@ -1,0 +1,148 @@
+//! `junglezero train`, `learn`, `gate` and `selfplay --run`: the pipeline's stages over a run
+//! directory.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use indicatif::ProgressBar;
+use junglezero::config::Config;
+use junglezero::store::run::RunDir;
+use junglezero::train::pipeline::{Pipeline, gate_run, selfplay_into_run};
+
+use super::progress::bar;
+use crate::cli::{RunArgs, TrainArgs};
+
+/// One progress bar per stage, replaced when the stage changes.
+struct StageBars {
+    current: Option<(String, ProgressBar)>,
+}
+
+impl StageBars {
+    fn new() -> StageBars {
+        StageBars { current: None }
+    }
+
+    fn update(&mut self, stage: &str, done: u64, total: u64, msg: &str) {
+        let fresh = match &self.current {
+            Some((s, pb)) if s == stage && pb.length() == Some(total) => false,
+            _ => true,
+        };
+        if fresh {
+            if let Some((_, pb)) = self.current.take() {
+                pb.finish_and_clear();
+            }
+            let unit = if stage == "train" { "steps" } else { "games" };
+            let pb = bar(total, unit);
+            pb.set_prefix(stage.to_string());
+            self.current = Some((stage.to_string(), pb));
+        }
+        if let Some((_, pb)) = &self.current {
+            pb.set_position(done);
+            pb.set_message(format!("{stage}: {msg}"));
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some((_, pb)) = self.current.take() {
+            pb.finish_and_clear();
+        }
+    }
+}
+
+/// The config for a run: `--config` if given, else the run's snapshot, else the defaults;
+/// then each `--set`.
+fn run_config(run: &Path, file: Option<&Path>, set: &[String]) -> anyhow::Result<Config> {
+    let snapshot = run.join("config.toml");
+    let source = match file {
+        Some(f) => Some(f.to_path_buf()),
+        None if snapshot.is_file() => Some(snapshot),
+        None => None,
+    };
+    Ok(Config::load(source.as_deref(), set)?)
+}
+
+fn default_run_path(config_file: Option<&Path>) -> PathBuf {
+    let name = config_file.and_then(|p| p.file_stem()).map_or_else(|| "default".to_string(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from("checkpoints").join(name)
+}
+
+pub fn train(args: TrainArgs) -> anyhow::Result<()> {
+    let run_path = args.run.clone().unwrap_or_else(|| default_run_path(args.config.config.as_deref()));
+    let config = run_config(&run_path, args.config.config.as_deref(), &args.config.set)?;
+    let mut pipeline = Pipeline::open(RunDir::new(&run_path), config)?;
+    let c = &pipeline.config;
+    tracing::info!(
+        "training {} in {}: {} games per generation, {} net on {}, {} self-play workers x {} games in flight",
+        pipeline.run.name(),
+        run_path.display(),
+        c.train.games_per_iteration,
+        c.model.describe(),
+        c.hardware.device,
+        c.selfplay.worker_count(),
+        c.selfplay.games_in_flight
+    );
+    let stop = AtomicBool::new(false);
+    let mut bars = StageBars::new();
+    let result = pipeline.run(&mut |stage, done, total, msg| bars.update(stage, done, total, msg), &stop);
+    bars.finish();
+    result?;
+    let best = pipeline.run.best().map_or_else(|| "none".into(), |(g, p)| format!("gen-{g:04} ({})", p.display()));
+    println!(
+        "run {} generation {} steps {} games {} best {best}",
+        run_path.display(),
+        pipeline.meta.iteration,
+        pipeline.meta.step,
+        pipeline.meta.games_seen
+    );
+    Ok(())
+}
+
+fn existing_run(path: &Path) -> anyhow::Result<RunDir> {
+    let run = RunDir::new(path);
+    if !run.exists() {
+        anyhow::bail!("{} is not a training run (no config.toml); start one with `junglezero train --run {}`", path.display(), path.display());
+    }
+    Ok(run)
+}
+
+pub fn learn(args: RunArgs) -> anyhow::Result<()> {
+    let run = existing_run(&args.run)?;
+    let config = run_config(&args.run, None, &args.set)?;
+    let mut pipeline = Pipeline::open(run, config)?;
+    let stop = AtomicBool::new(false);
+    let mut bars = StageBars::new();
+    let out = pipeline.learn(&mut |s, d, t, m| bars.update(s, d, t, m), &stop);
+    bars.finish();
+    match out? {
+        Some(g) => println!("learn: wrote candidate gen-{g:04} (step {})", pipeline.meta.step),
+        None => println!("learn: no new games since the last training stage; nothing to do"),
+    }
+    Ok(())
+}
+
+pub fn gate(args: RunArgs) -> anyhow::Result<()> {
+    let run = existing_run(&args.run)?;
+    let config = run_config(&args.run, None, &args.set)?;
+    let waiting = run.candidates().len();
+    gate_run(&run, &config)?;
+    let best = run.best().map_or_else(|| "none".into(), |(g, _)| format!("gen-{g:04}"));
+    println!("gate: {waiting} candidate(s) gated; best is {best}");
+    Ok(())
+}
+
+/// `selfplay --run DIR --games N`
+pub fn selfplay_for_run(path: &Path, games: u64, set: &[String]) -> anyhow::Result<()> {
+    let run = existing_run(path)?;
+    let config = run_config(path, None, set)?;
+    let (g, model) = run.best().ok_or_else(|| anyhow::anyhow!("{}: no model in models/", path.display()))?;
+    let device = junglezero::nn::device::parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
+    let evaluator = junglezero::nn::burn_eval::NetEvaluator::from_file(&model, device)?;
+    tracing::info!("self-play for run {} with gen-{g:04}: {games} games", path.display());
+    let stop = AtomicBool::new(false);
+    let mut bars = StageBars::new();
+    let s = selfplay_into_run(&run, &config, &evaluator, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
+    bars.finish();
+    let s = s?;
+    println!("selfplay games {} moves {} evals {} time {:.1} s", s.games, s.moves, s.evals, s.seconds);
+    Ok(())
+}

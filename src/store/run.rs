@@ -1,0 +1,170 @@
+//! The layout of a run directory:
+//!
+//! ```text
+//! checkpoints/<run>/
+//!   config.toml          the config snapshot (older ones kept as config-<time>.toml)
+//!   models/gen-NNNN.jzm  promoted networks; the highest generation is the current best
+//!   candidates/          trained networks waiting for the gate
+//!   rejected/            candidates the gate turned down
+//!   games/*.jzg          self-play shards (from any number of self-play processes)
+//!   train/checkpoint.jzc the trainer's state
+//!   metrics.jsonl        one JSON object per line: training, self-play and gate events
+//!   report/              `junglezero report` output
+//! ```
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::StoreError;
+
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+fn generation_of(name: &str) -> Option<u64> {
+    name.strip_prefix("gen-")?.strip_suffix(".jzm")?.parse().ok()
+}
+
+fn list_generations(dir: &Path) -> Vec<(u64, PathBuf)> {
+    let mut v: Vec<(u64, PathBuf)> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| generation_of(&e.file_name().to_string_lossy()).map(|g| (g, e.path())))
+        .collect();
+    v.sort();
+    v
+}
+
+impl RunDir {
+    pub fn new(root: impl Into<PathBuf>) -> RunDir {
+        RunDir { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn name(&self) -> String {
+        self.root.file_name().map_or_else(|| self.root.display().to_string(), |n| n.to_string_lossy().into_owned())
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+    pub fn models_dir(&self) -> PathBuf {
+        self.root.join("models")
+    }
+    pub fn candidates_dir(&self) -> PathBuf {
+        self.root.join("candidates")
+    }
+    pub fn rejected_dir(&self) -> PathBuf {
+        self.root.join("rejected")
+    }
+    pub fn games_dir(&self) -> PathBuf {
+        self.root.join("games")
+    }
+    pub fn checkpoint_path(&self) -> PathBuf {
+        self.root.join("train").join("checkpoint.jzc")
+    }
+    pub fn metrics_path(&self) -> PathBuf {
+        self.root.join("metrics.jsonl")
+    }
+    pub fn report_dir(&self) -> PathBuf {
+        self.root.join("report")
+    }
+
+    pub fn model_path(&self, generation: u64) -> PathBuf {
+        self.models_dir().join(format!("gen-{generation:04}.jzm"))
+    }
+    pub fn candidate_path(&self, generation: u64) -> PathBuf {
+        self.candidates_dir().join(format!("gen-{generation:04}.jzm"))
+    }
+    pub fn rejected_path(&self, generation: u64) -> PathBuf {
+        self.rejected_dir().join(format!("gen-{generation:04}.jzm"))
+    }
+
+    /// Whether this looks like a run directory (it has a config snapshot).
+    pub fn exists(&self) -> bool {
+        self.config_path().is_file()
+    }
+
+    pub fn create_dirs(&self) -> Result<(), StoreError> {
+        for d in [self.models_dir(), self.candidates_dir(), self.rejected_dir(), self.games_dir(), self.root.join("train")] {
+            fs::create_dir_all(&d).map_err(|e| StoreError::new("cannot create directory", &d, e))?;
+        }
+        Ok(())
+    }
+
+    /// The current best network: the highest promoted generation.
+    pub fn best(&self) -> Option<(u64, PathBuf)> {
+        list_generations(&self.models_dir()).pop()
+    }
+
+    /// Every promoted generation, oldest first.
+    pub fn promoted(&self) -> Vec<(u64, PathBuf)> {
+        list_generations(&self.models_dir())
+    }
+
+    /// Candidates waiting for the gate, oldest first.
+    pub fn candidates(&self) -> Vec<(u64, PathBuf)> {
+        list_generations(&self.candidates_dir())
+    }
+
+    /// Whether generation `g` was produced (waiting, promoted or rejected).
+    pub fn generation_exists(&self, g: u64) -> bool {
+        self.model_path(g).exists() || self.candidate_path(g).exists() || self.rejected_path(g).exists()
+    }
+
+    /// Self-play shards, sorted by name (model generation, then time).
+    pub fn shards(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = fs::read_dir(self.games_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jzg"))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// A path as stored in manifests: relative to the run directory.
+    pub fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root).unwrap_or(path).to_string_lossy().into_owned()
+    }
+
+    pub fn resolve(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    /// Appends one JSON object as a line to metrics.jsonl (one write, so lines never interleave
+    /// mid-line; a reader skips a torn last line after a crash).
+    pub fn append_metrics(&self, value: &serde_json::Value) -> Result<(), StoreError> {
+        let path = self.metrics_path();
+        let mut line = value.to_string();
+        line.push('\n');
+        let mut f = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| StoreError::new("cannot open", &path, e))?;
+        f.write_all(line.as_bytes()).map_err(|e| StoreError::new("cannot append to", &path, e))
+    }
+
+    /// Promotes a candidate by renaming it into models/.
+    pub fn promote(&self, generation: u64) -> Result<PathBuf, StoreError> {
+        let (from, to) = (self.candidate_path(generation), self.model_path(generation));
+        fs::rename(&from, &to).map_err(|e| StoreError::new("cannot promote", &from, e))?;
+        Ok(to)
+    }
+
+    /// Moves a candidate to rejected/.
+    pub fn reject(&self, generation: u64) -> Result<PathBuf, StoreError> {
+        let (from, to) = (self.candidate_path(generation), self.rejected_path(generation));
+        fs::rename(&from, &to).map_err(|e| StoreError::new("cannot reject", &from, e))?;
+        Ok(to)
+    }
+}

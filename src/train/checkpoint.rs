@@ -1,0 +1,160 @@
+//! Trainer checkpoints (`train/checkpoint.jzc`): everything needed to continue exactly.
+//!
+//! `magic "JZCK" | version u16 | header length u32 | header (TOML) | weights length u64 |
+//! weights (burnpack) | optimiser length u64 | optimiser state (burnpack) | crc32 u32`.
+//! The header holds the counters, the random generator's state, the replay-window manifest and
+//! the model shape. Written atomically (temporary file, fsync, rename); a reader refuses a bad
+//! magic number, an unknown version, a checksum mismatch or a shape that does not fit, with
+//! one line naming the file and the reason.
+
+use std::path::Path;
+
+use burn::module::Module;
+use burn::optim::{ModuleOptimizer, OptimizerRecord};
+use burn::prelude::Device;
+use burn::store::ModuleRecord;
+use burn::tensor::Bytes;
+use serde::{Deserialize, Serialize};
+
+use super::TrainConfig;
+use super::trainer::{Trainer, optimizer};
+use crate::nn::model::ModelConfig;
+use crate::store::{self, StoreError};
+
+pub const CHECKPOINT_MAGIC: [u8; 4] = *b"JZCK";
+pub const CHECKPOINT_VERSION: u16 = 1;
+
+/// The counters and state around the weights.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointMeta {
+    pub model: ModelConfig,
+    pub rules: String,
+    /// The optimiser the state belongs to.
+    pub optimizer: super::OptimizerKind,
+    /// Optimiser steps taken.
+    pub step: u64,
+    /// Generations trained (the last candidate written is `gen-{iteration}`).
+    pub iteration: u64,
+    /// Training samples drawn so far.
+    pub samples_trained: u64,
+    /// Self-play games and samples read from the run so far.
+    pub games_seen: u64,
+    pub samples_seen: u64,
+    /// The trainer's random generator: seed and position in its stream (decimal, it is 128-bit).
+    pub rng_seed: u64,
+    pub rng_word_pos: String,
+    /// Shard files in the replay window, oldest first (relative to the run directory).
+    pub window: Vec<String>,
+    /// Shard files already read (relative to the run directory).
+    pub seen_shards: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("{path}: not a junglezero checkpoint (bad magic number)")]
+    BadMagic { path: String },
+    #[error("{path}: checkpoint format version {version} is not supported (this build reads version {CHECKPOINT_VERSION})")]
+    Version { path: String, version: u16 },
+    #[error("{path}: checksum mismatch, the checkpoint is corrupt")]
+    Checksum { path: String },
+    #[error("{path}: the checkpoint is truncated")]
+    Truncated { path: String },
+    #[error("{path}: bad checkpoint header: {message}")]
+    Header { path: String, message: String },
+    #[error("{path}: {message}")]
+    Incompatible { path: String, message: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Saves the trainer and `meta` atomically.
+pub fn save(path: &Path, trainer: &Trainer, meta: &CheckpointMeta) -> Result<(), StoreError> {
+    let fail = |m: String| StoreError::new("cannot serialise checkpoint", path, std::io::Error::other(m));
+    let header = toml::to_string(meta).map_err(|e| fail(e.to_string()))?;
+    let weights = trainer.net().clone().into_record().into_bytes().map_err(|e| fail(e.to_string()))?;
+    let optim = trainer.optim.into_bytes().map_err(|e| fail(e.to_string()))?;
+    let mut out = Vec::with_capacity(weights.len() + optim.len() + header.len() + 64);
+    out.extend_from_slice(&CHECKPOINT_MAGIC);
+    out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(&(weights.len() as u64).to_le_bytes());
+    out.extend_from_slice(&weights);
+    out.extend_from_slice(&(optim.len() as u64).to_le_bytes());
+    out.extend_from_slice(&optim);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    store::write_atomic(path, &out)
+}
+
+fn take<'a>(b: &'a [u8], at: &mut usize, n: usize, path: &str) -> Result<&'a [u8], CheckpointError> {
+    let end = at.checked_add(n).filter(|&e| e <= b.len()).ok_or_else(|| CheckpointError::Truncated { path: path.into() })?;
+    let s = &b[*at..end];
+    *at = end;
+    Ok(s)
+}
+
+/// Reads and checks a checkpoint: (meta, weights bytes, optimiser bytes).
+pub fn read(path: &Path) -> Result<(CheckpointMeta, Vec<u8>, Vec<u8>), CheckpointError> {
+    let name = path.display().to_string();
+    let bytes = store::read(path)?;
+    if bytes.len() < 4 || bytes[..4] != CHECKPOINT_MAGIC {
+        return Err(CheckpointError::BadMagic { path: name });
+    }
+    if bytes.len() < 10 {
+        return Err(CheckpointError::Truncated { path: name });
+    }
+    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+    if version != CHECKPOINT_VERSION {
+        return Err(CheckpointError::Version { path: name, version });
+    }
+    if bytes.len() < 14 {
+        return Err(CheckpointError::Truncated { path: name });
+    }
+    let (body, tail) = bytes.split_at(bytes.len() - 4);
+    if crc32fast::hash(body) != u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]) {
+        return Err(CheckpointError::Checksum { path: name });
+    }
+    let mut at = 6;
+    let hlen = u32::from_le_bytes(take(body, &mut at, 4, &name)?.try_into().expect("4 bytes")) as usize;
+    let header = std::str::from_utf8(take(body, &mut at, hlen, &name)?)
+        .map_err(|_| CheckpointError::Header { path: name.clone(), message: "not UTF-8".into() })?;
+    let meta: CheckpointMeta =
+        toml::from_str(header).map_err(|e| CheckpointError::Header { path: name.clone(), message: e.message().to_string() })?;
+    let wlen = u64::from_le_bytes(take(body, &mut at, 8, &name)?.try_into().expect("8 bytes")) as usize;
+    let weights = take(body, &mut at, wlen, &name)?.to_vec();
+    let olen = u64::from_le_bytes(take(body, &mut at, 8, &name)?.try_into().expect("8 bytes")) as usize;
+    let optim = take(body, &mut at, olen, &name)?.to_vec();
+    if at != body.len() {
+        return Err(CheckpointError::Header { path: name, message: "trailing bytes".into() });
+    }
+    Ok((meta, weights, optim))
+}
+
+/// Rebuilds a trainer on `device` (an autodiff device) from a checkpoint.
+pub fn load(path: &Path, device: &Device, config: &TrainConfig, model: &ModelConfig) -> Result<(Trainer, CheckpointMeta), CheckpointError> {
+    let name = path.display().to_string();
+    let (meta, weights, optim_bytes) = read(path)?;
+    if meta.model != *model {
+        return Err(CheckpointError::Incompatible {
+            path: name,
+            message: format!(
+                "the checkpoint's network is {} but the config asks for {}; use a new run directory for a new shape",
+                meta.model.describe(),
+                model.describe()
+            ),
+        });
+    }
+    let bad = |m: String| CheckpointError::Incompatible { path: name.clone(), message: m };
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights)).map_err(|e| bad(e.to_string()))?;
+    let net = model.init(device).try_load_record(record).map_err(|e| bad(format!("weights do not fit: {e}")))?;
+    let optim: ModuleOptimizer = if meta.optimizer == config.optimizer {
+        let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes)).map_err(|e| bad(e.to_string()))?;
+        optimizer(config).load_record(record)
+    } else {
+        tracing::warn!("{name}: the optimiser changed from {:?} to {:?}; starting its state afresh", meta.optimizer, config.optimizer);
+        optimizer(config)
+    };
+    Ok((Trainer::new(net, optim, device.clone(), model, config, meta.step), meta))
+}

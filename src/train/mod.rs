@@ -1,0 +1,155 @@
+//! Learning from self-play: the replay window, batches, the optimiser loop, checkpoints, and the
+//! pipeline that runs self-play, training and gating as generations over a run directory.
+
+pub mod batch;
+pub mod checkpoint;
+pub mod pipeline;
+pub mod replay;
+pub mod trainer;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ConfigError, check_range};
+
+/// Which optimiser updates the weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// SGD with Nesterov momentum (dampening 0, as in PyTorch).
+    Sgd,
+    AdamW,
+}
+
+/// `[train]`: the learning loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Generations `train` runs before it stops (0: until interrupted). A restart continues
+    /// the count.
+    pub iterations: u64,
+    /// Stop after this many minutes of this invocation (0: no limit); checked between stages.
+    pub time_limit_minutes: f64,
+    /// Self-play games per generation.
+    pub games_per_iteration: u64,
+    /// Positions per training batch.
+    pub batch_size: usize,
+    /// Training samples drawn per new self-play sample: the number of steps per generation is
+    /// this times the new samples divided by the batch size.
+    pub samples_per_new_sample: f64,
+    /// The replay window holds at least this many samples...
+    pub window_min: usize,
+    /// ...and grows with the total N as `window_min * (1 + scale * ((N / window_min)^exponent
+    /// - 1) / exponent)` (KataGo's scheme).
+    pub window_exponent: f64,
+    pub window_scale: f64,
+    /// `sgd` (Nesterov momentum) or `adamw`.
+    pub optimizer: OptimizerKind,
+    /// Learning rate after warm-up.
+    pub lr: f64,
+    /// SGD momentum.
+    pub momentum: f64,
+    /// Weight decay (L2 for SGD, decoupled for AdamW).
+    pub weight_decay: f64,
+    /// Steps of linear warm-up from 0 to `lr`.
+    pub lr_warmup_steps: u64,
+    /// The learning rate is multiplied by `lr_decay` every `lr_decay_steps` steps (0: never).
+    pub lr_decay: f64,
+    pub lr_decay_steps: u64,
+    /// Weight of the value loss against the policy loss.
+    pub value_loss_weight: f64,
+    /// Mirror half the training positions left-right (the rules are symmetric).
+    pub mirror: bool,
+    /// Write training metrics every this many steps.
+    pub log_every_steps: u64,
+    /// Seed of the run's random numbers (0: taken from the clock when the run is created).
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            iterations: 0,
+            time_limit_minutes: 0.0,
+            games_per_iteration: 64,
+            batch_size: 256,
+            samples_per_new_sample: 4.0,
+            window_min: 20_000,
+            window_exponent: 0.75,
+            window_scale: 0.4,
+            optimizer: OptimizerKind::Sgd,
+            lr: 0.02,
+            momentum: 0.9,
+            weight_decay: 1e-4,
+            lr_warmup_steps: 100,
+            lr_decay: 1.0,
+            lr_decay_steps: 0,
+            value_loss_weight: 1.0,
+            mirror: true,
+            log_every_steps: 10,
+            seed: 0,
+        }
+    }
+}
+
+impl TrainConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("train.time_limit_minutes", self.time_limit_minutes, 0.0, 1e7)?;
+        check_range("train.games_per_iteration", self.games_per_iteration, 1, 10_000_000)?;
+        check_range("train.batch_size", self.batch_size, 1, 65_536)?;
+        check_range("train.samples_per_new_sample", self.samples_per_new_sample, 0.0, 1000.0)?;
+        check_range("train.window_min", self.window_min, 1, 100_000_000)?;
+        check_range("train.window_exponent", self.window_exponent, 0.01, 1.0)?;
+        check_range("train.window_scale", self.window_scale, 0.0, 10.0)?;
+        check_range("train.lr", self.lr, 1e-8, 10.0)?;
+        check_range("train.momentum", self.momentum, 0.0, 0.999)?;
+        check_range("train.weight_decay", self.weight_decay, 0.0, 1.0)?;
+        check_range("train.lr_decay", self.lr_decay, 0.0, 1.0)?;
+        check_range("train.value_loss_weight", self.value_loss_weight, 0.0, 100.0)?;
+        check_range("train.log_every_steps", self.log_every_steps, 1, 1_000_000)?;
+        Ok(())
+    }
+
+    /// Replay window size for `total` samples seen.
+    pub fn window_size(&self, total: usize) -> usize {
+        let c = self.window_min as f64;
+        let n = total as f64;
+        if n <= c {
+            return self.window_min;
+        }
+        let a = self.window_exponent;
+        (c * (1.0 + self.window_scale * ((n / c).powf(a) - 1.0) / a)) as usize
+    }
+
+    /// The learning rate at `step`.
+    pub fn lr_at(&self, step: u64) -> f64 {
+        let warm = if self.lr_warmup_steps > 0 && step < self.lr_warmup_steps {
+            (step + 1) as f64 / self.lr_warmup_steps as f64
+        } else {
+            1.0
+        };
+        let decays = if self.lr_decay_steps > 0 { (step / self.lr_decay_steps) as i32 } else { 0 };
+        self.lr * warm * self.lr_decay.powi(decays)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_grows_sublinearly() {
+        let c = TrainConfig { window_min: 1000, ..TrainConfig::default() };
+        assert_eq!(c.window_size(10), 1000);
+        let w = c.window_size(100_000);
+        assert!(w > 1000 && w < 100_000, "{w}");
+        assert!(c.window_size(200_000) > w);
+    }
+
+    #[test]
+    fn learning_rate_schedule() {
+        let c = TrainConfig { lr: 0.1, lr_warmup_steps: 10, lr_decay: 0.5, lr_decay_steps: 100, ..TrainConfig::default() };
+        assert!((c.lr_at(0) - 0.01).abs() < 1e-12);
+        assert!((c.lr_at(50) - 0.1).abs() < 1e-12);
+        assert!((c.lr_at(150) - 0.05).abs() < 1e-12);
+    }
+}

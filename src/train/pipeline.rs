@@ -1,0 +1,502 @@
+//! The training pipeline over a run directory: generations of self-play with the current best
+//! network, training on the replay window, and gating the candidate.
+//!
+//! Every stage reads and writes only the run directory, so each is also a subcommand and a
+//! killed process restarts from what is on disk:
+//!
+//! - shards are written atomically; on start every shard not listed in the checkpoint is new
+//!   data, so completed games are never lost;
+//! - the checkpoint (weights, optimiser, counters, random state, window manifest) is written
+//!   atomically at the end of each training stage, *then* the candidate; if the candidate is
+//!   missing on start it is rewritten from the checkpoint;
+//! - candidates are gated by renaming them into `models/` or `rejected/`.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use burn::prelude::Device;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+use super::batch::sample_batch;
+use super::checkpoint::{self, CheckpointError, CheckpointMeta};
+use super::replay::{ReplayWindow, load_shard};
+use super::trainer::{Trainer, optimizer};
+use crate::config::Config;
+use crate::game::Reason;
+use crate::jungle::{JungleGame, Side};
+use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::device::parse_device;
+use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
+use crate::selfplay::record::{GameRecord, RecordError, ShardError, write_shard};
+use crate::selfplay::{Counters, RunOptions};
+use crate::store::run::RunDir;
+use crate::store::{self, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error(transparent)]
+    Model(#[from] ModelFileError),
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("{0}")]
+    Other(String),
+}
+
+type Result<T> = std::result::Result<T, PipelineError>;
+
+/// Called with live progress: (stage, done, total, message).
+pub type ProgressFn<'a> = dyn FnMut(&str, u64, u64, &str) + 'a;
+
+/// Unix time in seconds (for metrics).
+fn now() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// A run opened for training.
+pub struct Pipeline {
+    pub run: RunDir,
+    pub config: Config,
+    infer_device: Device,
+    trainer: Trainer,
+    pub meta: CheckpointMeta,
+    window: ReplayWindow,
+    rng: ChaCha8Rng,
+    /// Self-play games and samples read since the last training stage.
+    pending_games: u64,
+    pending_samples: u64,
+}
+
+/// Summary of a self-play stage.
+#[derive(Debug, Default, Clone)]
+pub struct SelfplaySummary {
+    pub games: u64,
+    pub moves: u64,
+    pub evals: u64,
+    pub seconds: f64,
+}
+
+impl Pipeline {
+    /// Opens `run`, creating it (config snapshot, random generation 0, first checkpoint) if it
+    /// does not exist yet. `config` is the config to use from now on; if it differs from the
+    /// run's snapshot the snapshot is replaced and the old one kept alongside.
+    pub fn open(run: RunDir, mut config: Config) -> Result<Pipeline> {
+        let infer_device = parse_device(&config.hardware.device).map_err(PipelineError::Other)?;
+        let train_device = infer_device.clone().autodiff();
+        store::remove_stale_temporaries(run.root());
+        let previous = std::fs::read_to_string(run.config_path()).ok();
+        if config.train.seed == 0 {
+            // Keep the run's seed on resume; a new run takes one from the clock.
+            let old_seed = previous.as_deref().and_then(|t| Config::from_toml(t).ok()).map_or(0, |c| c.train.seed);
+            config.train.seed = if old_seed != 0 { old_seed } else { crate::store::clock_seed().max(1) };
+        }
+        let fresh = !run.checkpoint_path().exists();
+        run.create_dirs()?;
+        for d in [run.models_dir(), run.candidates_dir(), run.games_dir(), run.root().join("train")] {
+            store::remove_stale_temporaries(&d);
+        }
+        let (trainer, meta) = if fresh {
+            let seed = config.train.seed;
+            train_device.seed(seed);
+            let net = config.model.init(&train_device);
+            let trainer = Trainer::new(net, optimizer(&config.train), train_device.clone(), &config.model, &config.train, 0);
+            let meta = CheckpointMeta {
+                model: config.model.clone(),
+                rules: config.rules.to_string(),
+                optimizer: config.train.optimizer,
+                step: 0,
+                iteration: 0,
+                samples_trained: 0,
+                games_seen: 0,
+                samples_seen: 0,
+                rng_seed: seed,
+                rng_word_pos: "0".into(),
+                window: vec![],
+                seen_shards: vec![],
+            };
+            checkpoint::save(&run.checkpoint_path(), &trainer, &meta)?;
+            tracing::info!("created run {} ({} network, seed {seed})", run.root().display(), config.model.describe());
+            (trainer, meta)
+        } else {
+            let (trainer, meta) = checkpoint::load(&run.checkpoint_path(), &train_device, &config.train, &config.model)?;
+            tracing::info!(
+                "resumed run {} at generation {}, step {}, {} games seen",
+                run.root().display(),
+                meta.iteration,
+                meta.step,
+                meta.games_seen
+            );
+            (trainer, meta)
+        };
+        if let Some(old) = &previous {
+            if Config::from_toml(old).ok().as_ref() != Some(&config) {
+                let backup = run.root().join(format!("config-{}.toml", now() as u64));
+                store::write_atomic(&backup, old.as_bytes())?;
+                tracing::info!("config changed; the previous snapshot is kept as {}", backup.display());
+            }
+        }
+        store::write_atomic(&run.config_path(), config.to_toml().as_bytes())?;
+
+        if meta.rules != config.rules.to_string() {
+            tracing::warn!("the run was trained under rules '{}' and the config now says '{}'; games under other rules are skipped", meta.rules, config.rules);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(meta.rng_seed);
+        rng.set_word_pos(meta.rng_word_pos.parse::<u128>().unwrap_or(0));
+        let mut p = Pipeline { run, config, infer_device, trainer, meta, window: ReplayWindow::new(), rng, pending_games: 0, pending_samples: 0 };
+        p.trainer.config = p.config.train.clone();
+        if p.run.best().is_none() && p.meta.iteration == 0 {
+            // Generation 0 is the trainer's starting point (written after the checkpoint, so a
+            // crash in between is repaired here).
+            let m = model_meta(&p.config, "gen-0000", 0, 0);
+            modelfile::save(&p.run.model_path(0), &p.trainer.inference_net(), &m)?;
+        }
+        p.restore_window()?;
+        p.ingest()?;
+        p.ensure_candidate()?;
+        Ok(p)
+    }
+
+    /// Reloads the window's shards listed in the checkpoint.
+    fn restore_window(&mut self) -> Result<()> {
+        for rel in self.meta.window.clone() {
+            let path = self.run.resolve(&rel);
+            match load_shard(&path, &self.config.rules) {
+                Ok((s, _)) => self.window.push(s),
+                Err(e) => tracing::warn!("window shard missing or unreadable, skipped: {e}"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads shards not seen before into the window; they count as new data.
+    pub fn ingest(&mut self) -> Result<u64> {
+        let mut added = 0;
+        for path in self.run.shards() {
+            let rel = self.run.relative(&path);
+            if self.meta.seen_shards.contains(&rel) {
+                continue;
+            }
+            match load_shard(&path, &self.config.rules) {
+                Ok((s, skipped)) => {
+                    if skipped > 0 {
+                        tracing::warn!("{}: {skipped} games under other rules or unreadable, skipped", path.display());
+                    }
+                    self.pending_games += s.games as u64;
+                    self.pending_samples += s.samples.len() as u64;
+                    self.meta.games_seen += s.games as u64;
+                    self.meta.samples_seen += s.samples.len() as u64;
+                    added += s.games as u64;
+                    self.window.push(s);
+                }
+                Err(e) => tracing::warn!("skipping unreadable shard: {e}"),
+            }
+            self.meta.seen_shards.push(rel);
+        }
+        Ok(added)
+    }
+
+    /// After a crash between writing the checkpoint and the candidate, rewrite the candidate.
+    fn ensure_candidate(&mut self) -> Result<()> {
+        let g = self.meta.iteration;
+        if g > 0 && !self.run.generation_exists(g) {
+            tracing::info!("rewriting candidate gen-{g:04} from the checkpoint");
+            self.write_candidate()?;
+        }
+        Ok(())
+    }
+
+    fn write_candidate(&self) -> Result<PathBuf> {
+        let g = self.meta.iteration;
+        let path = self.run.candidate_path(g);
+        let m = model_meta(&self.config, &format!("gen-{g:04}"), g, self.meta.step);
+        modelfile::save(&path, &self.trainer.inference_net(), &m)?;
+        Ok(path)
+    }
+
+    /// New games waiting to be trained on.
+    pub fn pending_games(&self) -> u64 {
+        self.pending_games
+    }
+
+    /// The current best network as an evaluator.
+    pub fn best_evaluator(&self) -> Result<NetEvaluator> {
+        let (_, path) = self.run.best().ok_or_else(|| PipelineError::Other(format!("{}: no model in models/", self.run.root().display())))?;
+        Ok(NetEvaluator::from_file(&path, self.infer_device.clone())?)
+    }
+
+    /// Plays `games` self-play games with the current best network into games/.
+    pub fn selfplay(&mut self, games: u64, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<SelfplaySummary> {
+        let evaluator = self.best_evaluator()?;
+        let summary = selfplay_into_run(&self.run, &self.config, &evaluator, games, self.meta.iteration + 1, progress, stop)?;
+        self.ingest()?;
+        Ok(summary)
+    }
+
+    /// Trains on the window for the new data, saves the checkpoint and writes a candidate.
+    /// Returns the candidate's generation, or `None` when there was no new data.
+    pub fn learn(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<Option<u64>> {
+        if self.pending_samples == 0 {
+            return Ok(None);
+        }
+        let c = self.config.train.clone();
+        let window_size = c.window_size(self.meta.samples_seen as usize);
+        self.window.trim(window_size);
+        let steps = ((c.samples_per_new_sample * self.pending_samples as f64) / c.batch_size as f64).ceil().max(1.0) as u64;
+        let start = Instant::now();
+        let mut sum = super::trainer::StepStats::default();
+        let mut since_log = 0u64;
+        let mut log_start = Instant::now();
+        for i in 0..steps {
+            if stop.load(Ordering::Relaxed) {
+                return Err(PipelineError::Other("interrupted during training; the last checkpoint is kept".into()));
+            }
+            let Some(batch) = sample_batch(&self.window, &self.config.rules, c.batch_size, c.mirror, &mut self.rng) else { break };
+            let s = self.trainer.step(&batch);
+            self.meta.samples_trained += batch.len() as u64;
+            sum.policy_loss += s.policy_loss;
+            sum.value_loss += s.value_loss;
+            sum.policy_entropy += s.policy_entropy;
+            sum.value_accuracy += s.value_accuracy;
+            sum.lr = s.lr;
+            since_log += 1;
+            if since_log >= c.log_every_steps || i + 1 == steps {
+                let k = since_log as f32;
+                let rate = since_log as f64 * c.batch_size as f64 / log_start.elapsed().as_secs_f64().max(1e-9);
+                self.run.append_metrics(&json!({
+                    "kind": "train",
+                    "time": now(),
+                    "iteration": self.meta.iteration + 1,
+                    "step": self.trainer.step,
+                    "samples_trained": self.meta.samples_trained,
+                    "policy_loss": sum.policy_loss / k,
+                    "value_loss": sum.value_loss / k,
+                    "policy_entropy": sum.policy_entropy / k,
+                    "value_accuracy": sum.value_accuracy / k,
+                    "lr": sum.lr,
+                    "samples_per_sec": rate,
+                    "window": self.window.len(),
+                }))?;
+                progress(
+                    "train",
+                    i + 1,
+                    steps,
+                    &format!(
+                        "policy {:.3} value {:.3} entropy {:.2} acc {:.2} lr {:.4} {:.0} samples/s",
+                        sum.policy_loss / k,
+                        sum.value_loss / k,
+                        sum.policy_entropy / k,
+                        sum.value_accuracy / k,
+                        sum.lr,
+                        rate
+                    ),
+                );
+                sum = Default::default();
+                since_log = 0;
+                log_start = Instant::now();
+            }
+        }
+        self.meta.iteration += 1;
+        self.meta.step = self.trainer.step;
+        self.meta.rng_word_pos = self.rng.get_word_pos().to_string();
+        self.meta.window = self.window.paths().map(|p| self.run.relative(p)).collect();
+        self.pending_games = 0;
+        self.pending_samples = 0;
+        checkpoint::save(&self.run.checkpoint_path(), &self.trainer, &self.meta)?;
+        let cand = self.write_candidate()?;
+        tracing::info!(
+            "generation {}: {steps} steps in {:.1} s on a window of {} samples; candidate {}",
+            self.meta.iteration,
+            start.elapsed().as_secs_f64(),
+            self.window.len(),
+            cand.display()
+        );
+        Ok(Some(self.meta.iteration))
+    }
+
+    /// Gates every waiting candidate. Until the arena's SPRT gate is configured, every
+    /// candidate is accepted, and the log says so.
+    pub fn gate(&mut self) -> Result<()> {
+        gate_run(&self.run, &self.config)
+    }
+
+    /// The whole loop until the configured number of generations or time is reached, or `stop`.
+    pub fn run(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<()> {
+        let started = Instant::now();
+        let c = self.config.train.clone();
+        loop {
+            self.gate()?;
+            if c.iterations > 0 && self.meta.iteration >= c.iterations {
+                tracing::info!("reached train.iterations = {} (generation {}); stopping", c.iterations, self.meta.iteration);
+                return Ok(());
+            }
+            if c.time_limit_minutes > 0.0 && started.elapsed().as_secs_f64() >= c.time_limit_minutes * 60.0 {
+                tracing::info!("reached train.time_limit_minutes = {}; stopping", c.time_limit_minutes);
+                return Ok(());
+            }
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            if self.pending_games < c.games_per_iteration {
+                self.selfplay(c.games_per_iteration - self.pending_games, progress, stop)?;
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+            }
+            self.learn(progress, stop)?;
+        }
+    }
+}
+
+fn model_meta(config: &Config, id: &str, generation: u64, steps: u64) -> ModelMeta {
+    let mut m = modelfile::fresh_meta(&config.model, &config.rules, id);
+    m.generation = generation;
+    m.train_steps = steps;
+    m
+}
+
+/// Gates the run's waiting candidates (see [`Pipeline::gate`]).
+pub fn gate_run(run: &RunDir, _config: &Config) -> Result<()> {
+    for (g, _) in run.candidates() {
+        let to = run.promote(g)?;
+        tracing::info!("gate: accepted gen-{g:04} without a match (the arena gate is not configured); promoted to {}", to.display());
+        run.append_metrics(&json!({"kind": "gate", "time": now(), "generation": g, "accepted": true, "reason": "no gate configured"}))?;
+    }
+    Ok(())
+}
+
+/// Plays `games` games with `evaluator` into the run's games/ directory, writing a shard every
+/// `selfplay.games_per_shard` games and a self-play summary line to metrics.jsonl.
+pub fn selfplay_into_run(
+    run: &RunDir,
+    config: &Config,
+    evaluator: &NetEvaluator,
+    games: u64,
+    iteration: u64,
+    progress: &mut ProgressFn,
+    stop: &AtomicBool,
+) -> Result<SelfplaySummary> {
+    let stamp = (now() * 1000.0) as u64;
+    let seed = config.train.seed ^ stamp.rotate_left(17) ^ iteration;
+    let opts = RunOptions {
+        games,
+        first_index: 0,
+        seed,
+        model_id: evaluator.id().to_string(),
+        root: JungleGame::start(config.rules),
+        deadline: None,
+    };
+    let counters = Counters::default();
+    let start = Instant::now();
+    let mut pending: Vec<GameRecord> = Vec::new();
+    let mut all: Vec<GameRecord> = Vec::new();
+    let mut shard_no = 0;
+    let pid = std::process::id();
+    let write = |pending: &mut Vec<GameRecord>, shard_no: &mut u32| -> std::result::Result<(), String> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let path = run.games_dir().join(format!("{}-{stamp}-{pid}-{:03}.jzg", evaluator.id(), *shard_no));
+        write_shard(&path, pending).map_err(|e| e.to_string())?;
+        *shard_no += 1;
+        pending.clear();
+        Ok(())
+    };
+    let per_shard = config.selfplay.games_per_shard;
+    let plies = std::cell::Cell::new(0u64);
+    let stop_flag = stop;
+    let res = crate::selfplay::run(
+            evaluator,
+            &config.mcts,
+            &config.selfplay,
+            &opts,
+            &counters,
+            |rec| {
+                if stop_flag.load(Ordering::Relaxed) {
+                    return Err("interrupted".into());
+                }
+                plies.set(plies.get() + rec.moves.len() as u64);
+                all.push(rec.clone());
+                pending.push(rec);
+                if pending.len() >= per_shard {
+                    write(&mut pending, &mut shard_no)?;
+                }
+                Ok(())
+            },
+            || {
+                let secs = start.elapsed().as_secs_f64().max(1e-9);
+                let g = counters.games.load(Ordering::Relaxed);
+                progress(
+                    "selfplay",
+                    g,
+                    games,
+                    &format!(
+                        "{:.0} moves/s {:.0} evals/s mean length {:.0}",
+                        counters.moves.load(Ordering::Relaxed) as f64 / secs,
+                        counters.evals.load(Ordering::Relaxed) as f64 / secs,
+                        if g > 0 { plies.get() as f64 / g as f64 } else { 0.0 }
+                    ),
+                );
+            },
+        );
+    // Completed games are kept even when interrupted.
+    write(&mut pending, &mut shard_no).map_err(PipelineError::Other)?;
+    if let Err(e) = res {
+        if !stop.load(Ordering::Relaxed) {
+            return Err(PipelineError::Other(e));
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let summary = SelfplaySummary {
+        games: all.len() as u64,
+        moves: counters.moves.load(Ordering::Relaxed),
+        evals: counters.evals.load(Ordering::Relaxed),
+        seconds: secs,
+    };
+    if !all.is_empty() {
+        run.append_metrics(&selfplay_metrics(&all, iteration, evaluator.id(), &summary))?;
+    }
+    Ok(summary)
+}
+
+/// The metrics line summarising a batch of self-play games.
+fn selfplay_metrics(games: &[GameRecord], iteration: u64, model: &str, s: &SelfplaySummary) -> serde_json::Value {
+    let n = games.len() as f64;
+    let count = |f: &dyn Fn(&GameRecord) -> bool| games.iter().filter(|g| f(g)).count();
+    let mut reasons = serde_json::Map::new();
+    for r in Reason::ALL {
+        let k = count(&|g| g.reason == r);
+        if k > 0 {
+            reasons.insert(r.name().into(), json!(k));
+        }
+    }
+    let playouts: Vec<&GameRecord> = games.iter().filter(|g| g.would_resign.is_some()).collect();
+    let false_resigns = playouts.iter().filter(|g| g.winner == g.would_resign).count();
+    let lengths: Vec<usize> = games.iter().map(|g| g.moves.len()).collect();
+    json!({
+        "kind": "selfplay",
+        "time": now(),
+        "iteration": iteration,
+        "model": model,
+        "games": games.len(),
+        "moves": s.moves,
+        "evals": s.evals,
+        "seconds": s.seconds,
+        "evals_per_sec": s.evals as f64 / s.seconds.max(1e-9),
+        "mean_length": lengths.iter().sum::<usize>() as f64 / n.max(1.0),
+        "lengths": lengths,
+        "red_wins": count(&|g| g.winner == Some(Side::Red)),
+        "blue_wins": count(&|g| g.winner == Some(Side::Blue)),
+        "draws": count(&|g| g.winner.is_none()),
+        "reasons": reasons,
+        "resign_playouts": playouts.len(),
+        "false_resigns": false_resigns,
+    })
+}

@@ -1,0 +1,163 @@
+//! The replay window: training samples from the most recent self-play shards.
+//!
+//! A sample is a position searched with the full budget: its compact position (the encoder
+//! rebuilds the planes), the visit distribution as the policy target and the game's result for
+//! the player to move as the value target. Whole shards enter and leave the window, newest last;
+//! the window keeps the newest shards holding at least `TrainConfig::window_size` samples.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use rand::{Rng, RngExt};
+
+use crate::jungle::encode::action_index;
+use crate::jungle::{Position, Rules};
+use crate::selfplay::record::{GameRecord, ShardError, read_shard};
+
+/// One training position.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub pos: Position,
+    /// The position had occurred before in its game (an input plane).
+    pub repeated: bool,
+    /// Result for the player to move: 0 win, 1 draw, 2 loss.
+    pub wdl: u8,
+    /// Where this sample's policy target starts in its shard's target list, and its length.
+    pub target_start: u32,
+    pub target_len: u8,
+}
+
+/// The samples of one shard file.
+#[derive(Debug)]
+pub struct ShardSamples {
+    pub path: PathBuf,
+    pub games: usize,
+    pub samples: Vec<Sample>,
+    /// (action, probability) pairs for all samples.
+    pub targets: Vec<(u8, f32)>,
+}
+
+impl ShardSamples {
+    /// The policy target of sample `i`.
+    pub fn target(&self, i: usize) -> &[(u8, f32)] {
+        let s = &self.samples[i];
+        &self.targets[s.target_start as usize..s.target_start as usize + s.target_len as usize]
+    }
+}
+
+/// Turns games into samples. Games played under other rules than `rules` are skipped (and
+/// counted) so one run never mixes rule sets.
+pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (ShardSamples, usize) {
+    let mut out = ShardSamples { path: path.to_path_buf(), games: 0, samples: Vec::new(), targets: Vec::new() };
+    let mut skipped = 0;
+    for g in games {
+        if g.rules != *rules {
+            skipped += 1;
+            continue;
+        }
+        out.games += 1;
+        let replayed = g.replay(|state, m| {
+            if !m.full_search || m.visits.is_empty() {
+                return;
+            }
+            let mover = state.side_to_move();
+            let total: u32 = m.visits.iter().map(|v| v.1).sum();
+            if total == 0 {
+                return;
+            }
+            let start = out.targets.len() as u32;
+            for &(mv, n) in &m.visits {
+                out.targets.push((action_index(mover, mv) as u8, n as f32 / total as f32));
+            }
+            let r = g.result_for(mover);
+            let wdl = if r > 0.0 {
+                0
+            } else if r < 0.0 {
+                2
+            } else {
+                1
+            };
+            out.samples.push(Sample {
+                pos: *state.position(),
+                repeated: state.history().current_reps() >= 2,
+                wdl,
+                target_start: start,
+                target_len: m.visits.len() as u8,
+            });
+        });
+        if replayed.is_err() {
+            skipped += 1;
+        }
+    }
+    (out, skipped)
+}
+
+/// Reads a shard file into samples.
+pub fn load_shard(path: &Path, rules: &Rules) -> Result<(ShardSamples, usize), ShardError> {
+    let games = read_shard(path)?;
+    Ok(samples_from_games(path, &games, rules))
+}
+
+/// The window of recent shards.
+#[derive(Debug, Default)]
+pub struct ReplayWindow {
+    shards: VecDeque<ShardSamples>,
+    len: usize,
+}
+
+impl ReplayWindow {
+    pub fn new() -> ReplayWindow {
+        ReplayWindow::default()
+    }
+
+    /// Samples in the window.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Shard files in the window, oldest first.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.shards.iter().map(|s| s.path.as_path())
+    }
+
+    pub fn contains(&self, path: &Path) -> bool {
+        self.shards.iter().any(|s| s.path == path)
+    }
+
+    /// Adds the newest shard.
+    pub fn push(&mut self, shard: ShardSamples) {
+        self.len += shard.samples.len();
+        self.shards.push_back(shard);
+    }
+
+    /// Drops the oldest shards while the rest still hold at least `size` samples.
+    pub fn trim(&mut self, size: usize) {
+        while let Some(front) = self.shards.front() {
+            if self.len - front.samples.len() >= size {
+                self.len -= front.samples.len();
+                self.shards.pop_front();
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// A uniformly random sample: (its shard, its index).
+    pub fn sample<R: Rng>(&self, rng: &mut R) -> Option<(&ShardSamples, usize)> {
+        if self.len == 0 {
+            return None;
+        }
+        let mut k = rng.random_range(0..self.len);
+        for s in &self.shards {
+            if k < s.samples.len() {
+                return Some((s, k));
+            }
+            k -= s.samples.len();
+        }
+        None
+    }
+}

@@ -1,0 +1,96 @@
+//! The optimiser loop: forward on an autodiff device, policy cross-entropy against the visit
+//! distribution plus weighted win/draw/loss cross-entropy, backward, optimiser step.
+
+use burn::module::Module;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::prelude::*;
+use burn::tensor::activation::{log_softmax, softmax};
+
+use super::batch::Batch;
+use super::{OptimizerKind, TrainConfig};
+use crate::jungle::encode::ACTIONS;
+use crate::nn::model::{COLS, ModelConfig, Net, ROWS};
+
+/// Figures from one optimiser step.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StepStats {
+    pub policy_loss: f32,
+    pub value_loss: f32,
+    /// Mean entropy of the network's policy (nats).
+    pub policy_entropy: f32,
+    /// Fraction of positions whose most likely predicted result is the actual one.
+    pub value_accuracy: f32,
+    pub lr: f64,
+}
+
+/// A fresh optimiser for `config`.
+pub fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
+    match config.optimizer {
+        OptimizerKind::Sgd => SgdConfig::new()
+            .with_momentum(Some(
+                MomentumConfig::new().with_momentum(config.momentum).with_dampening(0.0).with_nesterov(true),
+            ))
+            .with_weight_decay((config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32)))
+            .init(),
+        OptimizerKind::AdamW => AdamWConfig::new().with_weight_decay(config.weight_decay as f32).init(),
+    }
+}
+
+/// The network being trained, its optimiser and the step counter.
+pub struct Trainer {
+    net: Option<Net>,
+    pub optim: ModuleOptimizer,
+    pub device: Device,
+    pub model: ModelConfig,
+    pub config: TrainConfig,
+    pub step: u64,
+}
+
+impl Trainer {
+    /// `net` must live on `device`, an autodiff device.
+    pub fn new(net: Net, optim: ModuleOptimizer, device: Device, model: &ModelConfig, config: &TrainConfig, step: u64) -> Trainer {
+        Trainer { net: Some(net), optim, device, model: model.clone(), config: config.clone(), step }
+    }
+
+    pub fn net(&self) -> &Net {
+        self.net.as_ref().expect("the trainer always holds its network between steps")
+    }
+
+    /// A copy for inference (batch norm on running statistics, no autodiff).
+    pub fn inference_net(&self) -> Net {
+        self.net().valid()
+    }
+
+    /// One optimiser step on `batch`.
+    pub fn step(&mut self, batch: &Batch) -> StepStats {
+        let n = batch.len();
+        let d = &self.device;
+        let x = Tensor::<4>::from_data(
+            TensorData::new(batch.inputs.iter().copied().collect::<Vec<f32>>(), [n, crate::jungle::encode::PLANES, ROWS, COLS]),
+            d,
+        );
+        let pt = Tensor::<2>::from_data(TensorData::new(batch.policy.iter().copied().collect::<Vec<f32>>(), [n, ACTIONS]), d);
+        let vt = Tensor::<2>::from_data(TensorData::new(batch.wdl.iter().copied().collect::<Vec<f32>>(), [n, 3]), d);
+        let net = self.net.take().expect("the trainer always holds its network between steps");
+        let (p, v) = net.forward(x);
+        let log_p = log_softmax(p, 1);
+        let policy_loss = (log_p.clone() * pt).sum_dim(1).mean().neg();
+        let value_loss = (log_softmax(v.clone(), 1) * vt.clone()).sum_dim(1).mean().neg();
+        let entropy = (softmax(log_p.clone(), 1) * log_p).sum_dim(1).mean().neg();
+        let hits = v.argmax(1).equal(vt.argmax(1)).float().mean();
+        let stats = StepStats {
+            policy_loss: policy_loss.clone().into_scalar::<f32>(),
+            value_loss: value_loss.clone().into_scalar::<f32>(),
+            policy_entropy: entropy.into_scalar::<f32>(),
+            value_accuracy: hits.into_scalar::<f32>(),
+            lr: self.config.lr_at(self.step),
+        };
+        let loss = policy_loss + value_loss * self.config.value_loss_weight;
+        let grads = GradientsParams::from_grads(loss.backward(), &net);
+        self.net = Some(self.optim.step(stats.lr, net, grads));
+        self.step += 1;
+        stats
+    }
+}

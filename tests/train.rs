@@ -1,0 +1,221 @@
+//! The training pipeline end to end through the binary: the smoke loop, resuming, kills at
+//! random moments, corrupted checkpoints and config errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use junglezero::config::Config;
+use junglezero::selfplay::record::read_shard;
+use junglezero::store::run::RunDir;
+use junglezero::train::checkpoint;
+
+fn junglezero(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).output().expect("binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("jz-train-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn smoke_config() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml").display().to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Games in all shards of a run.
+fn games_on_disk(run: &RunDir) -> usize {
+    run.shards().iter().map(|p| read_shard(p).unwrap().len()).sum()
+}
+
+fn metric_kinds(run: &RunDir) -> Vec<String> {
+    std::fs::read_to_string(run.metrics_path())
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| v["kind"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn smoke_loop_runs_end_to_end() {
+    let dir = tmp("smoke");
+    let o = junglezero(&["train", "--config", &smoke_config(), "--run", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = RunDir::new(&dir);
+    let models: Vec<u64> = run.promoted().iter().map(|(g, _)| *g).collect();
+    assert_eq!(models, [0, 1, 2]);
+    assert_eq!(games_on_disk(&run), 16);
+    let kinds = metric_kinds(&run);
+    for k in ["selfplay", "train", "gate"] {
+        assert!(kinds.iter().any(|x| x == k), "no {k} metrics: {kinds:?}");
+    }
+    let config = Config::load(Some(&run.config_path()), &[]).unwrap();
+    let device = junglezero::nn::device::parse_device("flex").unwrap().autodiff();
+    let (_, meta) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model).unwrap();
+    assert_eq!((meta.iteration, meta.games_seen), (2, 16));
+    assert!(meta.step > 0 && meta.samples_trained >= meta.step);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("generation 2") && out.contains("best gen-0002"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_interrupted_run_resumes_and_keeps_every_file() {
+    let dir = tmp("resume");
+    let d = dir.to_str().unwrap();
+    let o = junglezero(&["train", "--config", &smoke_config(), "--run", d, "--set", "train.iterations=1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = RunDir::new(&dir);
+    let before: Vec<(PathBuf, Vec<u8>)> = run
+        .shards()
+        .into_iter()
+        .chain(run.promoted().into_iter().map(|(_, p)| p))
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+    let config = Config::load(Some(&run.config_path()), &[]).unwrap();
+    let device = junglezero::nn::device::parse_device("flex").unwrap().autodiff();
+    let (_, m1) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model).unwrap();
+    assert_eq!(m1.iteration, 1);
+
+    // Restart without --config: the run's own snapshot is used, with the new limit.
+    let o = junglezero(&["train", "--run", d, "--set", "train.iterations=2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (p, b) in &before {
+        assert_eq!(&std::fs::read(p).unwrap(), b, "{} changed or vanished", p.display());
+    }
+    let (_, m2) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model).unwrap();
+    assert_eq!((m2.iteration, m2.games_seen), (2, 16));
+    assert!(m2.step > m1.step && m2.samples_trained > m1.samples_trained);
+    assert_eq!(m2.rng_seed, m1.rng_seed, "the run keeps its seed");
+    assert_eq!(run.promoted().len(), 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn kills_at_random_moments_lose_nothing() {
+    let dir = tmp("kill");
+    let d = dir.to_str().unwrap();
+    let cfg = smoke_config();
+    let args = ["train", "--config", cfg.as_str(), "--run", d, "--set", "train.iterations=4"];
+    for i in 0..6u64 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(80 + (i * 137) % 600));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+    }
+    let o = junglezero(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = RunDir::new(&dir);
+    let config = Config::load(Some(&run.config_path()), &[]).unwrap();
+    let device = junglezero::nn::device::parse_device("flex").unwrap().autodiff();
+    let (_, meta) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model).unwrap();
+    assert_eq!(meta.iteration, 4);
+    assert_eq!(meta.games_seen, 4 * config.train.games_per_iteration, "every game counted exactly once");
+    assert_eq!(games_on_disk(&run) as u64, meta.games_seen);
+    assert_eq!(run.promoted().len(), 5);
+    // No temporary files are left behind.
+    for sub in ["", "games", "models", "train", "candidates"] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap().flatten() {
+            assert!(!e.file_name().to_string_lossy().contains(".tmp-"), "{:?}", e.path());
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_corrupted_checkpoint_is_refused_in_one_line() {
+    let dir = tmp("corrupt");
+    let d = dir.to_str().unwrap();
+    let o = junglezero(&["train", "--config", &smoke_config(), "--run", d, "--set", "train.iterations=1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ck = RunDir::new(&dir).checkpoint_path();
+    let good = std::fs::read(&ck).unwrap();
+    let mut b = good.clone();
+    let n = b.len();
+    b[n / 2] ^= 0xFF;
+    std::fs::write(&ck, &b).unwrap();
+    let o = junglezero(&["train", "--run", d, "--set", "train.iterations=2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let last = err.lines().last().unwrap_or("");
+    assert!(last.contains("checkpoint.jzc") && last.contains("checksum"), "{err}");
+    // A checkpoint for another network shape is refused too, naming both shapes.
+    std::fs::write(&ck, &good).unwrap();
+    let o = junglezero(&["learn", "--run", d, "--set", "model.channels=16"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("1x8") && err.contains("1x16"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn config_errors_name_the_key() {
+    let dir = tmp("config");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[train]\nbatchsize = 3\n").unwrap();
+    let run = dir.join("run");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["--config".into(), bad.display().to_string()], "batchsize"),
+        (vec!["--set".into(), "train.batch_size=0".into()], "train.batch_size"),
+        (vec!["--set".into(), "selfplay.full_sims=lots".into()], "selfplay.full_sims"),
+        (vec!["--set".into(), "hardware.device=tpu".into()], "hardware.device"),
+        (vec!["--set".into(), "train.optimizer=\"adam\"".into()], "adam"),
+        (vec!["--config".into(), dir.join("missing.toml").display().to_string()], "missing.toml"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["train".to_string(), "--run".into(), run.display().to_string()];
+        args.extend(extra.clone());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = junglezero(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(want), "{extra:?}: {err}");
+    }
+    assert!(!run.exists(), "a bad config must not create a run");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_config_file_loads_and_documents_every_key() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    for name in ["default.toml", "smoke.toml", "gpu.toml"] {
+        let path = root.join(name);
+        let c = Config::load(Some(&path), &[]);
+        // gpu.toml may name a device this build lacks; everything else must load.
+        if let Err(e) = &c {
+            assert!(name == "gpu.toml" && e.to_string().contains("hardware.device"), "{name}: {e}");
+        }
+    }
+    let text = std::fs::read_to_string(root.join("default.toml")).unwrap();
+    let defaults = toml::Value::try_from(Config::default()).unwrap();
+    for (section, table) in defaults.as_table().unwrap() {
+        assert!(text.contains(&format!("[{section}]")), "default.toml lacks [{section}]");
+        for key in table.as_table().unwrap().keys() {
+            let line = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{key} =")))
+                .unwrap_or_else(|| panic!("default.toml lacks {section}.{key}"));
+            let documented = line.contains('#') || {
+                let i = text.find(line).unwrap();
+                text[..i].trim_end().lines().last().is_some_and(|p| p.trim_start().starts_with('#'))
+            };
+            assert!(documented, "{section}.{key} has no comment in default.toml");
+        }
+    }
+}
