@@ -29,6 +29,10 @@ pub enum Command {
     Gate(RunArgs),
     /// Generate self-play games with MCTS and a network.
     Selfplay(SelfplayArgs),
+    /// Play a match between two players and report Elo, LOS and the SPRT.
+    Arena(ArenaArgs),
+    /// Write a training report (Markdown with PNG and SVG plots) into the run's report/.
+    Report(ReportArgs),
     /// Play against the engine in the terminal.
     Play(PlayArgs),
     /// Speak the UCI-style protocol on stdin/stdout.
@@ -241,4 +245,56 @@ pub struct RunArgs {
     /// Override one setting of the run's config (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ArenaArgs {
+    /// Player A: alphabeta:depth=N | alphabeta:movetime=MS | mcts:model=PATH,sims=N | random |
+    /// external:cmd="PROGRAM",movetime=MS
+    #[arg(long, value_parser = parse_spec)]
+    pub a: junglezero::arena::spec::PlayerSpec,
+    /// Player B (same forms).
+    #[arg(long, value_parser = parse_spec)]
+    pub b: junglezero::arena::spec::PlayerSpec,
+    /// Games (whole pairs: each opening with both colours).
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    /// Stop early when the sequential test decides, e.g. elo0=0,elo1=30,alpha=0.05,beta=0.05.
+    #[arg(long, value_parser = parse_sprt)]
+    pub sprt: Option<junglezero::arena::stats::Sprt>,
+    /// Games played at once (default: the config's arena.concurrency).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Random plies of each opening (default: the config's arena.opening_plies).
+    #[arg(long)]
+    pub opening_plies: Option<usize>,
+    /// Write the result as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write the games in PGN form.
+    #[arg(long, value_name = "PATH")]
+    pub games_out: Option<PathBuf>,
+    /// Seed of the opening suite.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Rule switches over the config's [rules].
+    #[arg(long, value_parser = check_rules)]
+    pub rules: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+fn parse_spec(s: &str) -> Result<junglezero::arena::spec::PlayerSpec, String> {
+    s.parse()
+}
+
+fn parse_sprt(s: &str) -> Result<junglezero::arena::stats::Sprt, String> {
+    junglezero::arena::stats::Sprt::parse(s)
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The run directory.
+    #[arg(long, value_name = "DIR")]
+    pub run: PathBuf,
 }

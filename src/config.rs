@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::alphabeta::{EvalWeights, SearchConfig};
+use crate::arena::{ArenaConfig, GateConfig, LadderConfig};
 use crate::jungle::Rules;
 use crate::mcts::MctsConfig;
 use crate::nn::model::ModelConfig;
@@ -33,6 +34,12 @@ pub struct Config {
     pub train: TrainConfig,
     /// Where networks run.
     pub hardware: HardwareConfig,
+    /// Matches (`junglezero arena`).
+    pub arena: ArenaConfig,
+    /// Gating candidates in `train`.
+    pub gate: GateConfig,
+    /// The best network against fixed-depth alpha-beta during `train`.
+    pub ladder: LadderConfig,
 }
 
 /// `[hardware]`: compute devices.
@@ -115,6 +122,9 @@ impl Config {
         self.model.validate()?;
         self.selfplay.validate()?;
         self.train.validate()?;
+        self.arena.validate()?;
+        self.gate.validate()?;
+        self.ladder.validate()?;
         crate::nn::device::parse_device(&self.hardware.device)
             .map_err(|message| ConfigError::Invalid { key: "hardware.device".into(), message })?;
         Ok(())

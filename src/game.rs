@@ -64,10 +64,12 @@ pub enum Reason {
     MoveCap = 5,
     /// A player resigned (self-play and matches only; never produced by the rules).
     Resignation = 6,
+    /// A player failed to produce a legal move (an external engine crashed or misbehaved).
+    Forfeit = 7,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 7] = [
+    pub const ALL: [Reason; 8] = [
         Reason::Den,
         Reason::Annihilation,
         Reason::NoMoves,
@@ -75,6 +77,7 @@ impl Reason {
         Reason::Repetition,
         Reason::MoveCap,
         Reason::Resignation,
+        Reason::Forfeit,
     ];
 
     /// Stable lower-case name used in records, reports and protocol output.
@@ -87,6 +90,7 @@ impl Reason {
             Reason::Repetition => "repetition",
             Reason::MoveCap => "move-cap",
             Reason::Resignation => "resignation",
+            Reason::Forfeit => "forfeit",
         }
     }
 

@@ -1,6 +1,7 @@
 //! junglezero: a self-play reinforcement-learning trainer for Jungle (Dou Shou Qi).
 
 pub mod alphabeta;
+pub mod arena;
 pub mod config;
 pub mod game;
 pub mod jungle;
@@ -8,6 +9,7 @@ pub mod mcts;
 pub mod nn;
 pub mod player;
 pub mod protocol;
+pub mod report;
 pub mod selfplay;
 pub mod store;
 pub mod train;

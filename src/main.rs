@@ -48,6 +48,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Show(args) => cmd::show::run(args),
         Command::Search(args) => cmd::search::run(args),
         Command::Play(args) => cmd::play::run(args),
+        Command::Arena(args) => cmd::arena::run(args),
+        Command::Report(args) => {
+            let path = junglezero::report::write_report(&junglezero::store::run::RunDir::new(&args.run))?;
+            println!("report written to {}", path.display());
+            Ok(())
+        }
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Train(args) => cmd::train::train(args),
         Command::Learn(args) => cmd::train::learn(args),

@@ -1,5 +1,6 @@
 //! Subcommand handlers: thin edges over the library.
 
+pub mod arena;
 pub mod bench;
 pub mod perft;
 pub mod play;

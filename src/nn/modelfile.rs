@@ -31,6 +31,12 @@ pub struct ModelMeta {
     pub id: String,
     pub generation: u64,
     pub train_steps: u64,
+    /// Self-play games the run had produced when this network was written.
+    #[serde(default)]
+    pub games: u64,
+    /// Unix time when it was written.
+    #[serde(default)]
+    pub created: f64,
     pub input_planes: usize,
     pub actions: usize,
 }
@@ -132,6 +138,12 @@ fn one_line(s: &str) -> String {
     if s.len() > 300 { format!("{}...", &s[..300]) } else { s }
 }
 
+/// Reads only a model file's header (checksum verified).
+pub fn read_meta(path: &Path) -> Result<ModelMeta, ModelFileError> {
+    let bytes = store::read(path)?;
+    Ok(decode(&bytes, &path.display().to_string())?.0)
+}
+
 /// Loads a model file onto `device`.
 pub fn load(path: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelFileError> {
     let name = path.display().to_string();
@@ -149,6 +161,8 @@ pub fn fresh_meta(model: &ModelConfig, rules: &Rules, id: &str) -> ModelMeta {
         id: id.into(),
         generation: 0,
         train_steps: 0,
+        games: 0,
+        created: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
         input_planes: crate::jungle::encode::PLANES,
         actions: crate::jungle::encode::ACTIONS,
     }

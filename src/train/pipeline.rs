@@ -155,7 +155,7 @@ impl Pipeline {
         if p.run.best().is_none() && p.meta.iteration == 0 {
             // Generation 0 is the trainer's starting point (written after the checkpoint, so a
             // crash in between is repaired here).
-            let m = model_meta(&p.config, "gen-0000", 0, 0);
+            let m = model_meta(&p.config, "gen-0000", 0, 0, 0);
             modelfile::save(&p.run.model_path(0), &p.trainer.inference_net(), &m)?;
         }
         p.restore_window()?;
@@ -216,7 +216,7 @@ impl Pipeline {
     fn write_candidate(&self) -> Result<PathBuf> {
         let g = self.meta.iteration;
         let path = self.run.candidate_path(g);
-        let m = model_meta(&self.config, &format!("gen-{g:04}"), g, self.meta.step);
+        let m = model_meta(&self.config, &format!("gen-{g:04}"), g, self.meta.step, self.meta.games_seen);
         modelfile::save(&path, &self.trainer.inference_net(), &m)?;
         Ok(path)
     }
@@ -321,8 +321,7 @@ impl Pipeline {
         Ok(Some(self.meta.iteration))
     }
 
-    /// Gates every waiting candidate. Until the arena's SPRT gate is configured, every
-    /// candidate is accepted, and the log says so.
+    /// Gates every waiting candidate (see [`gate_run`]).
     pub fn gate(&mut self) -> Result<()> {
         gate_run(&self.run, &self.config)
     }
@@ -355,19 +354,73 @@ impl Pipeline {
     }
 }
 
-fn model_meta(config: &Config, id: &str, generation: u64, steps: u64) -> ModelMeta {
+fn model_meta(config: &Config, id: &str, generation: u64, steps: u64, games: u64) -> ModelMeta {
     let mut m = modelfile::fresh_meta(&config.model, &config.rules, id);
     m.generation = generation;
     m.train_steps = steps;
+    m.games = games;
     m
 }
 
-/// Gates the run's waiting candidates (see [`Pipeline::gate`]).
-pub fn gate_run(run: &RunDir, _config: &Config) -> Result<()> {
-    for (g, _) in run.candidates() {
-        let to = run.promote(g)?;
-        tracing::info!("gate: accepted gen-{g:04} without a match (the arena gate is not configured); promoted to {}", to.display());
-        run.append_metrics(&json!({"kind": "gate", "time": now(), "generation": g, "accepted": true, "reason": "no gate configured"}))?;
+/// Gates the run's waiting candidates (see [`Pipeline::gate`]): each plays the best network
+/// under the SPRT of `[gate]` and is promoted (renamed into models/) or rejected; then, every
+/// `ladder.every` generations, the best network plays the alpha-beta ladder and the ratings of
+/// every checkpoint are refitted.
+pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
+    use crate::arena::gate::{gate_match, log_match, play_ladder, ratings, read_matches};
+    let device = parse_device(&config.hardware.device).map_err(PipelineError::Other)?;
+    for (g, cand_path) in run.candidates() {
+        let name = format!("gen-{g:04}");
+        let best = run.best();
+        let Some((best_g, best_path)) = best.filter(|_| config.gate.enabled) else {
+            let to = run.promote(g)?;
+            tracing::info!("gate: {name} accepted without a match (gating is disabled in the config); promoted to {}", to.display());
+            run.append_metrics(&json!({"kind": "gate", "time": now(), "generation": g, "accepted": true, "reason": "gating disabled"}))?;
+            continue;
+        };
+        let candidate = NetEvaluator::from_file(&cand_path, device.clone())?;
+        let champion = NetEvaluator::from_file(&best_path, device.clone())?;
+        let seed = config.train.seed ^ g.wrapping_mul(0x9E37_79B9);
+        let d = gate_match(&candidate, &champion, config, seed);
+        let t = &d.outcome.tally;
+        let best_name = format!("gen-{best_g:04}");
+        log_match(run, &name, &best_name, t, "gate")?;
+        let (elo, ci) = t.elo();
+        let meta = modelfile::load(&cand_path, &device).map(|(_, m)| m).ok();
+        run.append_metrics(&json!({
+            "kind": "gate", "time": now(), "generation": g, "best": best_g, "accepted": d.accepted, "reason": d.why,
+            "games": t.games(), "wins": t.wins, "losses": t.losses, "draws": t.draws, "penta": t.penta,
+            "elo": elo, "elo_ci95": if ci.is_finite() { Some(ci) } else { None }, "llr": d.outcome.llr,
+            "steps": meta.as_ref().map(|m| m.train_steps), "games_seen": meta.as_ref().map(|m| m.games),
+        }))?;
+        tracing::info!(
+            "gate: {name} vs {best_name}: {}-{}-{} (W-L-D), Elo {elo:+.0} +/- {}, LLR {:.2}: {} — {}",
+            t.wins, t.losses, t.draws, if ci.is_finite() { format!("{ci:.0}") } else { "?".into() }, d.outcome.llr.unwrap_or(0.0),
+            if d.accepted { "accepted" } else { "rejected" }, d.why
+        );
+        if d.accepted {
+            run.promote(g)?;
+        } else {
+            run.reject(g)?;
+        }
+    }
+    if config.ladder.every > 0 {
+        if let Some((best_g, best_path)) = run.best() {
+            let name = format!("gen-{best_g:04}");
+            let done = read_matches(run).iter().any(|m| m.source == "ladder" && m.a == name);
+            if best_g % config.ladder.every == 0 && !done {
+                play_ladder(run, config, best_g, &best_path, config.train.seed ^ best_g).map_err(PipelineError::Other)?;
+                let r = ratings(&read_matches(run));
+                let table: serde_json::Map<String, serde_json::Value> = r
+                    .iter()
+                    .filter_map(|(n, r)| r.map(|r| (n.clone(), json!({"elo": r.elo, "ci95": r.ci95}))))
+                    .collect();
+                if let Some((_, Some(mine))) = r.iter().find(|(n, _)| *n == name) {
+                    tracing::info!("ratings: {name} is {:+.0} +/- {:.0} Elo (alpha-beta depth 1 = 0)", mine.elo, mine.ci95);
+                }
+                run.append_metrics(&json!({"kind": "ratings", "time": now(), "generation": best_g, "ratings": table}))?;
+            }
+        }
     }
     Ok(())
 }

@@ -1,0 +1,182 @@
+//! Network against network, batched: each worker keeps many games in flight, and the leaves
+//! of every game whose side to move belongs to network A go to A in one call (likewise B). This
+//! is how `train` gates candidates without feeding a GPU one position at a time.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use super::openings::{random_openings, start_game};
+use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame};
+use super::stats::Verdict;
+use crate::game::{Game, Turn};
+use crate::jungle::encode::{ACTIONS, INPUT_SIZE, encode};
+use crate::jungle::{JungleGame, Move, Side};
+use crate::mcts::{EvalBuffers, MctsConfig, Search};
+use crate::nn::Evaluator;
+use crate::nn::cache::NnCache;
+
+struct Slot {
+    game: JungleGame,
+    /// Searches of A and B (index 0 and 1), kept in step with the game.
+    searches: [Search<JungleGame>; 2],
+    pair: usize,
+    a_red: bool,
+    opening_plies: usize,
+    sims_done: u32,
+    active: bool,
+}
+
+impl Slot {
+    fn mover(&self) -> usize {
+        let a_side = if self.a_red { Side::Red } else { Side::Blue };
+        usize::from(self.game.side_to_move() != a_side)
+    }
+}
+
+/// Plays a match between two networks with `sims` simulations per move.
+#[allow(clippy::too_many_arguments)]
+pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
+    a: &A,
+    b: &B,
+    mcts: &MctsConfig,
+    sims: u32,
+    s: &MatchSettings,
+    games_in_flight: usize,
+    mut on_game: impl FnMut(&PlayedGame, &super::stats::Tally, Option<f64>),
+) -> MatchOutcome {
+    let pairs = s.games.div_ceil(2).max(1) as usize;
+    let openings = random_openings(&s.rules, s.opening_plies, pairs, s.seed);
+    let jobs: Vec<(usize, bool)> = (0..pairs).flat_map(|p| [(p, true), (p, false)]).collect();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<PlayedGame>();
+    let workers = s.concurrency.max(1).min(jobs.len());
+    let quiet = MctsConfig { dirichlet_fraction: 0.0, ..mcts.clone() };
+    let mut out = MatchOutcome { openings: openings.len(), ..MatchOutcome::default() };
+    let mut book = PairBook::default();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (next, stop, jobs, openings, quiet) = (&next, &stop, &jobs, &openings, &quiet);
+            scope.spawn(move || {
+                let n = games_in_flight.max(1);
+                let mut caches = [NnCache::new(quiet.cache_entries, crate::jungle::MAX_MOVES), NnCache::new(quiet.cache_entries, crate::jungle::MAX_MOVES)];
+                let mut bufs = [EvalBuffers::new::<JungleGame>(n), EvalBuffers::new::<JungleGame>(n)];
+                let root = JungleGame::start(s.rules);
+                let mut slots: Vec<Slot> = (0..n)
+                    .map(|_| Slot {
+                        game: root.clone(),
+                        searches: [Search::new(root.clone(), quiet, 0), Search::new(root.clone(), quiet, 0)],
+                        pair: 0,
+                        a_red: true,
+                        opening_plies: 0,
+                        sims_done: 0,
+                        active: false,
+                    })
+                    .collect();
+                let claim = |slot: &mut Slot| {
+                    if stop.load(Ordering::Relaxed) {
+                        return false;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(pair, a_red)) = jobs.get(i) else { return false };
+                    let opening = &openings[pair % openings.len()];
+                    slot.game = start_game(&s.rules, opening);
+                    for search in &mut slot.searches {
+                        search.reset(&slot.game);
+                    }
+                    (slot.pair, slot.a_red, slot.opening_plies, slot.sims_done, slot.active) = (pair, a_red, opening.len(), 0, true);
+                    true
+                };
+                for slot in slots.iter_mut() {
+                    claim(slot);
+                }
+                let mut waiting: [Vec<usize>; 2] = [Vec::with_capacity(n), Vec::with_capacity(n)];
+                loop {
+                    waiting[0].clear();
+                    waiting[1].clear();
+                    for (i, slot) in slots.iter_mut().enumerate() {
+                        if !slot.active {
+                            continue;
+                        }
+                        let p = slot.mover();
+                        while slot.sims_done < sims {
+                            slot.sims_done += 1;
+                            if let crate::mcts::Step::NeedsEval(state) = slot.searches[p].select(&mut caches[p]) {
+                                let k = waiting[p].len();
+                                encode(state, &mut bufs[p].inputs[k * INPUT_SIZE..(k + 1) * INPUT_SIZE]);
+                                waiting[p].push(i);
+                                break;
+                            }
+                        }
+                    }
+                    for p in 0..2 {
+                        let k = waiting[p].len();
+                        if k == 0 {
+                            continue;
+                        }
+                        let states: Vec<&JungleGame> = waiting[p].iter().map(|&i| slots[i].searches[p].leaf_state()).collect();
+                        let buf = &mut bufs[p];
+                        let (inputs, policy, value) = (&buf.inputs[..k * INPUT_SIZE], &mut buf.policy[..k * ACTIONS], &mut buf.value[..k]);
+                        if p == 0 {
+                            a.evaluate(&states, inputs, policy, value);
+                        } else {
+                            b.evaluate(&states, inputs, policy, value);
+                        }
+                        drop(states);
+                        for (j, &i) in waiting[p].iter().enumerate() {
+                            slots[i].searches[p].complete(&bufs[p].policy[j * ACTIONS..(j + 1) * ACTIONS], bufs[p].value[j], &mut caches[p]);
+                        }
+                    }
+                    let mut any = false;
+                    for slot in slots.iter_mut() {
+                        if !slot.active {
+                            continue;
+                        }
+                        let p = slot.mover();
+                        if slot.sims_done >= sims && !slot.searches[p].is_pending() {
+                            let mv: Option<Move> = slot.searches[p].best_move();
+                            let Some(mv) = mv else {
+                                slot.active = false;
+                                continue;
+                            };
+                            slot.game.play_move_unchecked(mv);
+                            for search in &mut slot.searches {
+                                search.advance(mv);
+                            }
+                            slot.sims_done = 0;
+                            if let Turn::Over(o) = slot.game.turn() {
+                                let g = PlayedGame::from_game(slot.pair, slot.a_red, slot.opening_plies, &slot.game, o);
+                                if tx.send(g).is_err() {
+                                    return;
+                                }
+                                slot.active = false;
+                                claim(slot);
+                            }
+                        }
+                        any |= slot.active;
+                    }
+                    if !any {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for g in rx {
+            book.add(&mut out.tally, &g);
+            out.llr = s.sprt.map(|sp| sp.llr(&out.tally));
+            on_game(&g, &out.tally, out.llr);
+            out.games.push(g);
+            if let Some(sp) = s.sprt {
+                let v = sp.verdict(&out.tally);
+                out.verdict = Some(v);
+                if v != Verdict::Continue && out.tally.pairs() > 0 {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    out.games.sort_by_key(|g| (g.pair, !g.a_red));
+    out
+}

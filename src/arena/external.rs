@@ -1,0 +1,141 @@
+//! A program that speaks the UCI-style protocol, as a [`Player`].
+//!
+//! The program is started with `sh -c CMD`; `uci`/`uciok` and `isready`/`readyok` are checked
+//! with timeouts. Each move sends `position fen ROOT moves ...` and `go ...`, then waits for
+//! `bestmove`. A dead, silent or confused program makes `choose` return `None`, which the arena
+//! scores as a forfeit.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use crate::jungle::{JungleGame, Move, fen, parse_move};
+use crate::player::{Limits, Player};
+
+pub struct ExternalPlayer {
+    cmd: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    name: String,
+    /// Why the program stopped being usable, if it did.
+    pub failure: Option<String>,
+}
+
+impl ExternalPlayer {
+    /// Starts `cmd` and completes the handshake.
+    pub fn spawn(cmd: &str) -> Result<ExternalPlayer, String> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start external engine '{cmd}': {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut p = ExternalPlayer { cmd: cmd.into(), child, stdin, lines: rx, name: cmd.into(), failure: None };
+        p.send("uci")?;
+        let mut name = None;
+        p.wait_for(Duration::from_secs(10), |l| {
+            if let Some(n) = l.strip_prefix("id name ") {
+                name = Some(n.trim().to_string());
+            }
+            l.trim() == "uciok"
+        })
+        .map_err(|e| format!("external engine '{cmd}' did not answer 'uci' with 'uciok': {e}"))?;
+        if let Some(n) = name {
+            p.name = n;
+        }
+        p.send("isready")?;
+        p.wait_for(Duration::from_secs(10), |l| l.trim() == "readyok")
+            .map_err(|e| format!("external engine '{cmd}' did not answer 'isready': {e}"))?;
+        Ok(p)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).map_err(|e| format!("external engine '{}': {e}", self.cmd))
+    }
+
+    /// Reads lines until `done(line)` or the timeout; returns the matching line.
+    fn wait_for(&mut self, timeout: Duration, mut done: impl FnMut(&str) -> bool) -> Result<String, String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if done(&line) => return Ok(line),
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => return Err(format!("no answer within {:.1} s", timeout.as_secs_f64())),
+                Err(RecvTimeoutError::Disconnected) => return Err("the program exited".into()),
+            }
+        }
+    }
+
+    fn fail(&mut self, why: String) -> Option<Move> {
+        tracing::warn!("external engine '{}': {why}", self.cmd);
+        self.failure = Some(why);
+        None
+    }
+}
+
+impl Drop for ExternalPlayer {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        std::thread::sleep(Duration::from_millis(20));
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Player for ExternalPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self) {
+        let _ = self.send("ucinewgame");
+    }
+
+    fn choose(&mut self, game: &JungleGame, limits: &Limits, _info: &mut dyn FnMut(&str)) -> Option<Move> {
+        if self.failure.is_some() {
+            return None;
+        }
+        let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
+        let position = if moves.is_empty() {
+            format!("position fen {}", fen(game.root()))
+        } else {
+            format!("position fen {} moves {}", fen(game.root()), moves.join(" "))
+        };
+        let go = match (limits.depth, limits.nodes, limits.movetime) {
+            (Some(d), _, _) => format!("go depth {d}"),
+            (_, Some(n), _) => format!("go nodes {n}"),
+            (_, _, Some(t)) => format!("go movetime {}", t.as_millis()),
+            _ => "go movetime 1000".to_string(),
+        };
+        let budget = limits.movetime.unwrap_or(Duration::from_secs(1)) * 3 + Duration::from_secs(30);
+        if let Err(e) = self.send(&position).and_then(|_| self.send(&go)) {
+            return self.fail(e);
+        }
+        let line = match self.wait_for(budget, |l| l.starts_with("bestmove")) {
+            Ok(l) => l,
+            Err(e) => return self.fail(format!("no bestmove: {e}")),
+        };
+        let text = line.split_whitespace().nth(1).unwrap_or("");
+        match parse_move(text) {
+            Ok(m) => Some(m),
+            Err(_) => self.fail(format!("unreadable move in '{line}'")),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Matches between players: opening suites, parallel games, SPRT, Elo, Bradley–Terry ratings,
+//! PGN output, and the gate and ladder the training loop uses.
+
+pub mod batched;
+pub mod bt;
+pub mod external;
+pub mod gate;
+pub mod openings;
+pub mod pgn;
+pub mod play;
+pub mod spec;
+pub mod stats;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ConfigError, check_range};
+use stats::{Sprt, Tally};
+
+/// `[arena]`: defaults for `junglezero arena`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArenaConfig {
+    /// Games played at once (0: one per CPU core).
+    pub concurrency: usize,
+    /// Random plies of each opening (each opening is played with both colours).
+    pub opening_plies: usize,
+}
+
+impl Default for ArenaConfig {
+    fn default() -> Self {
+        ArenaConfig { concurrency: 0, opening_plies: 4 }
+    }
+}
+
+impl ArenaConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("arena.concurrency", self.concurrency, 0, 4096)?;
+        check_range("arena.opening_plies", self.opening_plies, 0, 100)?;
+        Ok(())
+    }
+
+    pub fn workers(&self) -> usize {
+        if self.concurrency == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { self.concurrency }
+    }
+}
+
+/// `[gate]`: how `train` decides whether a candidate replaces the best network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateConfig {
+    /// Play a match; `false` accepts every candidate.
+    pub enabled: bool,
+    /// MCTS simulations per move in gating games.
+    pub sims: u32,
+    /// Games at most (whole pairs); the SPRT usually stops earlier.
+    pub max_games: u32,
+    /// SPRT: H0 Elo (candidate not better than this)...
+    pub elo0: f64,
+    /// ...against H1 Elo...
+    pub elo1: f64,
+    /// ...with these error rates.
+    pub alpha: f64,
+    pub beta: f64,
+    /// When the SPRT has not decided after `max_games`, accept if the candidate scored at
+    /// least this.
+    pub undecided_min_score: f64,
+    /// Random plies of each gating opening.
+    pub opening_plies: usize,
+    /// Games in flight per worker (their leaves are batched per network).
+    pub games_in_flight: usize,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            enabled: true,
+            sims: 32,
+            max_games: 40,
+            elo0: 0.0,
+            elo1: 50.0,
+            alpha: 0.1,
+            beta: 0.1,
+            undecided_min_score: 0.5,
+            opening_plies: 4,
+            games_in_flight: 16,
+        }
+    }
+}
+
+impl GateConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("gate.sims", self.sims, 1, 1_000_000)?;
+        check_range("gate.max_games", self.max_games, 2, 1_000_000)?;
+        check_range("gate.undecided_min_score", self.undecided_min_score, 0.0, 1.0)?;
+        check_range("gate.opening_plies", self.opening_plies, 0, 100)?;
+        check_range("gate.games_in_flight", self.games_in_flight, 1, 65_536)?;
+        self.sprt().validate().map_err(|message| ConfigError::Invalid { key: "gate".into(), message })
+    }
+
+    pub fn sprt(&self) -> Sprt {
+        Sprt { elo0: self.elo0, elo1: self.elo1, alpha: self.alpha, beta: self.beta }
+    }
+}
+
+/// `[ladder]`: the best network against fixed-depth alpha-beta, for Elo over training.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LadderConfig {
+    /// Play the ladder after every this many generations (0: never).
+    pub every: u64,
+    /// Alpha-beta depths (depth 1 is the Elo anchor, 0).
+    pub depths: Vec<u32>,
+    /// Games against each depth (whole pairs).
+    pub games: u32,
+    /// MCTS simulations per move for the network.
+    pub sims: u32,
+}
+
+impl Default for LadderConfig {
+    fn default() -> Self {
+        LadderConfig { every: 2, depths: vec![1, 2, 4], games: 10, sims: 64 }
+    }
+}
+
+impl LadderConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("ladder.games", self.games, 2, 100_000)?;
+        check_range("ladder.sims", self.sims, 1, 1_000_000)?;
+        if self.every > 0 && !self.depths.contains(&1) {
+            return Err(ConfigError::Invalid { key: "ladder.depths".into(), message: "must include depth 1, the Elo anchor".into() });
+        }
+        for d in &self.depths {
+            check_range("ladder.depths", *d, 1, 30)?;
+        }
+        Ok(())
+    }
+}
+
+/// The human summary of a match, in the form users know from chess tools.
+pub fn summary(a: &str, b: &str, t: &Tally, sprt: Option<&Sprt>) -> String {
+    let (elo, ci) = t.elo();
+    let mut s = format!(
+        "Score of {a} vs {b}: {} - {} - {} [{:.3}] {}\n",
+        t.wins,
+        t.losses,
+        t.draws,
+        t.score(),
+        t.games()
+    );
+    let elo_text = match t.one_sided() {
+        Some(true) => format!("> {elo:+.1} (A won every game; no finite estimate)"),
+        Some(false) => format!("< {elo:+.1} (A lost every game; no finite estimate)"),
+        None if ci.is_nan() => format!("{elo:+.1} (no interval: every pair scored the same)"),
+        None => format!("{elo:+.1} +/- {ci:.1}"),
+    };
+    s += &format!("Elo difference: {elo_text}, LOS: {:.1} %, DrawRatio: {:.1} %\n", 100.0 * t.los(), 100.0 * t.draw_ratio());
+    s += &format!(
+        "Ptnml(0-2): [{}, {}, {}, {}, {}] ({} pairs)\n",
+        t.penta[0], t.penta[1], t.penta[2], t.penta[3], t.penta[4],
+        t.pairs()
+    );
+    if let Some(sp) = sprt {
+        let (lo, hi) = sp.bounds();
+        s += &format!(
+            "SPRT ({:.1}, {:.1}) alpha {} beta {}: LLR {:.2} ({:.2}, {:.2}) {}\n",
+            sp.elo0,
+            sp.elo1,
+            sp.alpha,
+            sp.beta,
+            sp.llr(t),
+            lo,
+            hi,
+            sp.verdict(t)
+        );
+    }
+    s
+}
+
+/// The match as a JSON object (A's point of view).
+pub fn summary_json(a: &str, b: &str, t: &Tally, sprt: Option<&Sprt>) -> serde_json::Value {
+    let (elo, ci) = t.elo();
+    serde_json::json!({
+        "a": a,
+        "b": b,
+        "games": t.games(),
+        "wins": t.wins,
+        "losses": t.losses,
+        "draws": t.draws,
+        "score": t.score(),
+        "elo": elo,
+        "elo_ci95": if t.one_sided().is_some() || ci.is_nan() { serde_json::Value::Null } else { serde_json::json!(ci) },
+        "elo_bound": match t.one_sided() { Some(true) => "lower", Some(false) => "upper", None => "none" },
+        "los": t.los(),
+        "draw_ratio": t.draw_ratio(),
+        "penta": t.penta,
+        "llr": sprt.map(|s| s.llr(t)),
+        "sprt": sprt.map(|s| {
+            let (lo, hi) = s.bounds();
+            serde_json::json!({"elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta, "lower": lo, "upper": hi, "verdict": s.verdict(t)})
+        }),
+    })
+}

@@ -1,0 +1,175 @@
+//! Running a match between two player specs: openings played twice with colours swapped,
+//! games in parallel, the tally updated as games finish, and an early stop when the SPRT
+//! decides.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use super::openings::{random_openings, start_game};
+use super::spec::{Contestant, PlayerFactory};
+use super::stats::{Sprt, Tally, Verdict};
+use crate::game::{Game, Outcome, Reason, Turn};
+use crate::jungle::{JungleGame, Move, Rules, Side};
+
+/// How a match is played.
+#[derive(Clone, Debug)]
+pub struct MatchSettings {
+    /// Games (rounded up to whole pairs).
+    pub games: u32,
+    /// Games played at once.
+    pub concurrency: usize,
+    pub opening_plies: usize,
+    pub seed: u64,
+    pub rules: Rules,
+    pub sprt: Option<Sprt>,
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct PlayedGame {
+    pub pair: usize,
+    /// A played Red (moved first).
+    pub a_red: bool,
+    pub opening_plies: usize,
+    /// The whole game from the start position, opening included.
+    pub moves: Vec<Move>,
+    pub outcome: Outcome,
+    /// A's points: 1, ½ or 0.
+    pub a_points: f64,
+}
+
+impl PlayedGame {
+    pub fn from_game(pair: usize, a_red: bool, opening_plies: usize, game: &JungleGame, outcome: Outcome) -> PlayedGame {
+        let a_side = if a_red { Side::Red } else { Side::Blue };
+        let a_points = match outcome.winner {
+            None => 0.5,
+            Some(w) if w == a_side.player() => 1.0,
+            Some(_) => 0.0,
+        };
+        PlayedGame { pair, a_red, opening_plies, moves: game.moves().to_vec(), outcome, a_points }
+    }
+}
+
+/// The match so far.
+#[derive(Clone, Debug, Default)]
+pub struct MatchOutcome {
+    pub tally: Tally,
+    pub games: Vec<PlayedGame>,
+    pub verdict: Option<Verdict>,
+    pub llr: Option<f64>,
+    /// Distinct openings available (fewer than the pairs when the opening length is short).
+    pub openings: usize,
+}
+
+/// Adds finished games to a tally, completing pairs as both of their games arrive.
+#[derive(Default)]
+pub struct PairBook {
+    halves: std::collections::HashMap<usize, f64>,
+}
+
+impl PairBook {
+    pub fn add(&mut self, tally: &mut Tally, game: &PlayedGame) {
+        tally.add_game(game.a_points);
+        if let Some(first) = self.halves.remove(&game.pair) {
+            tally.add_pair(first + game.a_points);
+        } else {
+            self.halves.insert(game.pair, game.a_points);
+        }
+    }
+}
+
+/// Plays one game between two contestants from `opening`; an engine that fails to produce a
+/// legal move forfeits.
+pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening: &[Move], a_red: bool, pair: usize) -> PlayedGame {
+    let mut g = start_game(rules, opening);
+    a.player.new_game();
+    b.player.new_game();
+    let a_side = if a_red { Side::Red } else { Side::Blue };
+    let outcome = loop {
+        if let Turn::Over(o) = g.turn() {
+            break o;
+        }
+        let mover = g.side_to_move();
+        let c = if mover == a_side { &mut *a } else { &mut *b };
+        match c.player.choose(&g, &c.limits, &mut |_| {}) {
+            Some(m) if g.is_legal(m) => g.play_move_unchecked(m),
+            _ => break Outcome::win(mover.flip().player(), Reason::Forfeit),
+        }
+    };
+    PlayedGame::from_game(pair, a_red, opening.len(), &g, outcome)
+}
+
+/// Plays the match. `on_game` sees every finished game with the tally so far.
+pub fn run_match(
+    a: &PlayerFactory,
+    b: &PlayerFactory,
+    s: &MatchSettings,
+    mut on_game: impl FnMut(&PlayedGame, &Tally, Option<f64>),
+) -> Result<MatchOutcome, String> {
+    let pairs = s.games.div_ceil(2).max(1) as usize;
+    let openings = random_openings(&s.rules, s.opening_plies, pairs, s.seed);
+    if openings.is_empty() {
+        return Err("no opening could be generated".into());
+    }
+    let jobs: Vec<(usize, bool)> = (0..pairs).flat_map(|p| [(p, true), (p, false)]).collect();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<Result<PlayedGame, String>>();
+    let workers = s.concurrency.max(1).min(jobs.len());
+    let mut out = MatchOutcome { openings: openings.len(), ..MatchOutcome::default() };
+    let mut book = PairBook::default();
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            let tx = tx.clone();
+            let (next, stop, jobs, openings) = (&next, &stop, &jobs, &openings);
+            scope.spawn(move || {
+                let seed = s.seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let (mut ca, mut cb) = match (a.make(seed), b.make(seed ^ 1)) {
+                    (Ok(x), Ok(y)) => (x, y),
+                    (Err(e), _) | (_, Err(e)) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                while !stop.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(pair, a_red)) = jobs.get(i) else { break };
+                    let opening = &openings[pair % openings.len()];
+                    let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair);
+                    if tx.send(Ok(g)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut error = None;
+        for r in rx {
+            match r {
+                Ok(g) => {
+                    book.add(&mut out.tally, &g);
+                    out.llr = s.sprt.map(|sp| sp.llr(&out.tally));
+                    on_game(&g, &out.tally, out.llr);
+                    out.games.push(g);
+                    if let Some(sp) = s.sprt {
+                        let v = sp.verdict(&out.tally);
+                        out.verdict = Some(v);
+                        if v != Verdict::Continue && out.tally.pairs() > 0 {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        match error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    })?;
+    out.games.sort_by_key(|g| (g.pair, !g.a_red));
+    Ok(out)
+}

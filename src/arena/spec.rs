@@ -1,0 +1,274 @@
+//! Player specifications for matches:
+//!
+//! - `alphabeta:depth=N` or `alphabeta:movetime=MS` (also `nodes=N`, `hash=MB`)
+//! - `mcts:model=PATH,sims=N` (also `movetime=MS`, `cpuct=X`)
+//! - `random`
+//! - `external:cmd="PROGRAM ARGS",movetime=MS` (or `depth=N`, `nodes=N`): any program that
+//!   speaks the UCI-style protocol
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::external::ExternalPlayer;
+use crate::alphabeta::{Engine, Eval, SearchConfig};
+use crate::config::Config;
+use crate::mcts::{MctsConfig, MctsPlayer};
+use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::device::parse_device;
+use crate::player::{Limits, Player, RandomPlayer};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    AlphaBeta { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, hash_mb: usize },
+    Mcts { model: PathBuf, sims: u32, movetime: Option<u64>, c_puct: Option<f32> },
+    Random,
+    External { cmd: String, depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64> },
+}
+
+/// Splits `k=v,k="v, with commas",...`.
+fn options(s: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    let mut chars = s.chars().peekable();
+    while chars.peek().is_some() {
+        let key: String = chars.by_ref().take_while(|&c| c != '=').collect();
+        let key = key.trim().to_string();
+        if key.is_empty() {
+            return Err(format!("expected key=value in '{s}'"));
+        }
+        let mut value = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            let mut closed = false;
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some(n) = chars.next() {
+                            value.push(n);
+                        }
+                    }
+                    '"' => {
+                        closed = true;
+                        break;
+                    }
+                    c => value.push(c),
+                }
+            }
+            if !closed {
+                return Err(format!("unterminated quote in '{s}'"));
+            }
+            match chars.next() {
+                None | Some(',') => {}
+                Some(c) => return Err(format!("unexpected '{c}' after a quoted value in '{s}'")),
+            }
+        } else {
+            value = chars.by_ref().take_while(|&c| c != ',').collect::<String>().trim().to_string();
+        }
+        out.push((key, value));
+    }
+    Ok(out)
+}
+
+fn num<T: FromStr>(kind: &str, key: &str, v: &str) -> Result<T, String> {
+    v.parse().map_err(|_| format!("{kind} option {key}: '{v}' is not a number"))
+}
+
+impl FromStr for PlayerSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
+        let opts = options(rest)?;
+        let unknown = |k: &str, known: &str| format!("unknown {kind} option '{k}' (known: {known})");
+        match kind.trim() {
+            "alphabeta" => {
+                let (mut depth, mut movetime, mut nodes, mut hash_mb) = (None, None, None, 16);
+                for (k, v) in &opts {
+                    match k.as_str() {
+                        "depth" => depth = Some(num(kind, k, v)?),
+                        "movetime" => movetime = Some(num(kind, k, v)?),
+                        "nodes" => nodes = Some(num(kind, k, v)?),
+                        "hash" => hash_mb = num(kind, k, v)?,
+                        other => return Err(unknown(other, "depth, movetime, nodes, hash")),
+                    }
+                }
+                if depth.is_none() && movetime.is_none() && nodes.is_none() {
+                    return Err("alphabeta needs depth=N, movetime=MS or nodes=N".into());
+                }
+                if depth == Some(0) {
+                    return Err("alphabeta depth must be at least 1".into());
+                }
+                Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb })
+            }
+            "mcts" => {
+                let (mut model, mut sims, mut movetime, mut c_puct) = (None, None, None, None);
+                for (k, v) in &opts {
+                    match k.as_str() {
+                        "model" => model = Some(PathBuf::from(v)),
+                        "sims" => sims = Some(num(kind, k, v)?),
+                        "movetime" => movetime = Some(num(kind, k, v)?),
+                        "cpuct" => c_puct = Some(num(kind, k, v)?),
+                        other => return Err(unknown(other, "model, sims, movetime, cpuct")),
+                    }
+                }
+                let model = model.ok_or("mcts needs model=PATH")?;
+                Ok(PlayerSpec::Mcts { model, sims: sims.unwrap_or(400u32).max(1), movetime, c_puct })
+            }
+            "random" => {
+                if let Some((k, _)) = opts.first() {
+                    return Err(unknown(k, "none"));
+                }
+                Ok(PlayerSpec::Random)
+            }
+            "external" => {
+                let (mut cmd, mut depth, mut movetime, mut nodes) = (None, None, None, None);
+                for (k, v) in &opts {
+                    match k.as_str() {
+                        "cmd" => cmd = Some(v.clone()),
+                        "depth" => depth = Some(num(kind, k, v)?),
+                        "movetime" => movetime = Some(num(kind, k, v)?),
+                        "nodes" => nodes = Some(num(kind, k, v)?),
+                        other => return Err(unknown(other, "cmd, depth, movetime, nodes")),
+                    }
+                }
+                let cmd = cmd.filter(|c| !c.trim().is_empty()).ok_or("external needs cmd=\"PROGRAM ARGS\"")?;
+                Ok(PlayerSpec::External { cmd, depth, movetime, nodes })
+            }
+            other => Err(format!("unknown player kind '{other}' (alphabeta, mcts, random, external)")),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let opt = |name: &str, v: Option<String>| v.map(|v| format!("{name}={v}"));
+        let join = |parts: Vec<Option<String>>| parts.into_iter().flatten().collect::<Vec<_>>().join(",");
+        match self {
+            PlayerSpec::AlphaBeta { depth, movetime, nodes, .. } => write!(
+                f,
+                "alphabeta:{}",
+                join(vec![opt("depth", depth.map(|d| d.to_string())), opt("movetime", movetime.map(|d| d.to_string())), opt("nodes", nodes.map(|d| d.to_string()))])
+            ),
+            PlayerSpec::Mcts { model, sims, movetime, .. } => {
+                let name = model.file_stem().map_or_else(|| model.display().to_string(), |s| s.to_string_lossy().into_owned());
+                write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), opt("sims", Some(sims.to_string())), opt("movetime", movetime.map(|d| d.to_string()))]))
+            }
+            PlayerSpec::Random => f.write_str("random"),
+            PlayerSpec::External { cmd, depth, movetime, nodes } => write!(
+                f,
+                "external:{}",
+                join(vec![
+                    Some(format!("cmd=\"{cmd}\"")),
+                    opt("depth", depth.map(|d| d.to_string())),
+                    opt("movetime", movetime.map(|d| d.to_string())),
+                    opt("nodes", nodes.map(|d| d.to_string()))
+                ])
+            ),
+        }
+    }
+}
+
+/// A player and the limits it searches with.
+pub struct Contestant {
+    pub player: Box<dyn Player>,
+    pub limits: Limits,
+}
+
+/// Builds contestants from a spec (one per match worker; networks are loaded once and shared).
+pub struct PlayerFactory {
+    pub spec: PlayerSpec,
+    search: SearchConfig,
+    eval: Eval,
+    mcts: MctsConfig,
+    net: Option<Arc<NetEvaluator>>,
+}
+
+impl PlayerFactory {
+    pub fn new(spec: PlayerSpec, config: &Config) -> Result<PlayerFactory, String> {
+        let net = match &spec {
+            PlayerSpec::Mcts { model, .. } => {
+                let device = parse_device(&config.hardware.device)?;
+                Some(Arc::new(NetEvaluator::from_file(model, device).map_err(|e| e.to_string())?))
+            }
+            _ => None,
+        };
+        if let PlayerSpec::External { cmd, .. } = &spec {
+            // Start it once now so a broken command fails before the match begins.
+            drop(ExternalPlayer::spawn(cmd)?);
+        }
+        Ok(PlayerFactory {
+            spec,
+            search: config.search.clone(),
+            eval: Eval::new(&config.eval, config.rules),
+            mcts: config.mcts.clone(),
+            net,
+        })
+    }
+
+    /// The loaded network of an `mcts` spec.
+    pub fn network(&self) -> Option<&Arc<NetEvaluator>> {
+        self.net.as_ref()
+    }
+
+    pub fn name(&self) -> String {
+        self.spec.to_string()
+    }
+
+    pub fn make(&self, seed: u64) -> Result<Contestant, String> {
+        let ms = |t: Option<u64>| t.map(Duration::from_millis);
+        Ok(match &self.spec {
+            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb } => {
+                let config = SearchConfig { hash_mb: *hash_mb, threads: 1, ..self.search.clone() };
+                Contestant {
+                    player: Box::new(Engine::new(&config, self.eval.clone())),
+                    limits: Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), clock: None },
+                }
+            }
+            PlayerSpec::Mcts { sims, movetime, c_puct, .. } => {
+                let net = self.net.clone().ok_or("network not loaded")?;
+                let mut config = self.mcts.clone();
+                if let Some(c) = c_puct {
+                    config.c_puct = *c;
+                }
+                Contestant {
+                    player: Box::new(MctsPlayer::new(net, &config, *sims)),
+                    limits: Limits { nodes: Some(u64::from(*sims)), movetime: ms(*movetime), ..Limits::default() },
+                }
+            }
+            PlayerSpec::Random => Contestant { player: Box::new(RandomPlayer::new(seed)), limits: Limits::default() },
+            PlayerSpec::External { cmd, depth, movetime, nodes } => Contestant {
+                player: Box::new(ExternalPlayer::spawn(cmd)?),
+                limits: Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), clock: None },
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print() {
+        assert_eq!("alphabeta:depth=3".parse::<PlayerSpec>().unwrap(), PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16 });
+        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
+        let e: PlayerSpec = r#"external:cmd="junglezero uci --set search.hash_mb=8, x",movetime=50"#.parse().unwrap();
+        assert_eq!(e, PlayerSpec::External { cmd: "junglezero uci --set search.hash_mb=8, x".into(), depth: None, movetime: Some(50), nodes: None });
+        let m: PlayerSpec = "mcts:model=runs/x/models/gen-0003.jzm,sims=64".parse().unwrap();
+        assert_eq!(m.to_string(), "mcts:model=gen-0003,sims=64");
+        for (bad, want) in [
+            ("alphabeta", "needs depth"),
+            ("alphabeta:depth=x", "not a number"),
+            ("alphabeta:depth=2,speed=3", "unknown alphabeta option 'speed'"),
+            ("mcts:sims=3", "model=PATH"),
+            ("chess:depth=3", "unknown player kind"),
+            ("external:cmd=\"abc", "unterminated"),
+            ("external:movetime=5", "cmd="),
+        ] {
+            let e = bad.parse::<PlayerSpec>().unwrap_err();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
+    }
+}

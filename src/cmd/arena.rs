@@ -1,0 +1,78 @@
+//! `junglezero arena --a SPEC --b SPEC ...`
+
+use std::io::Write;
+
+use anyhow::Context;
+use junglezero::arena::batched::run_network_match;
+use junglezero::arena::pgn::{game_pgn, today};
+use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match};
+use junglezero::arena::spec::{PlayerFactory, PlayerSpec};
+use junglezero::arena::{summary, summary_json};
+use junglezero::store::write_atomic;
+
+use super::progress::bar;
+use crate::cli::ArenaArgs;
+
+pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
+    let config = super::load_config(&args.config)?;
+    let mut rules = config.rules;
+    if let Some(spec) = &args.rules {
+        rules.apply_overrides(spec).context("bad --rules")?;
+    }
+    if args.games == 0 {
+        anyhow::bail!("--games must be at least 1");
+    }
+    let fa = PlayerFactory::new(args.a.clone(), &config).map_err(anyhow::Error::msg).context("player A")?;
+    let fb = PlayerFactory::new(args.b.clone(), &config).map_err(anyhow::Error::msg).context("player B")?;
+    let (name_a, name_b) = (fa.name(), fb.name());
+    let settings = MatchSettings {
+        games: args.games,
+        concurrency: args.concurrency.unwrap_or_else(|| config.arena.workers()),
+        opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
+        seed: args.seed,
+        rules,
+        sprt: args.sprt,
+    };
+    let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
+    let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| {
+        let (elo, ci) = t.elo();
+        pb.set_position(u64::from(t.games()));
+        pb.set_message(format!(
+            "W {} D {} L {}  Elo {elo:+.0} +/- {ci:.0}{}",
+            t.wins,
+            t.draws,
+            t.losses,
+            llr.map_or(String::new(), |l| format!("  LLR {l:.2}"))
+        ));
+    };
+    // Two networks with the same budget: batch their leaves across games.
+    let outcome: MatchOutcome = match (&args.a, &args.b, fa.network(), fb.network()) {
+        (
+            PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, .. },
+            PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, .. },
+            Some(na),
+            Some(nb),
+        ) if sa == sb => run_network_match(&**na, &**nb, &config.mcts, *sa, &settings, 16, |_, t, llr| progress(t, llr)),
+        _ => run_match(&fa, &fb, &settings, |_, t, llr| progress(t, llr)).map_err(anyhow::Error::msg)?,
+    };
+    pb.finish_and_clear();
+    let t = &outcome.tally;
+    if outcome.openings < t.pairs() as usize {
+        eprintln!("note: only {} distinct openings of {} plies exist; openings were reused", outcome.openings, settings.opening_plies);
+    }
+    let mut out = std::io::stdout().lock();
+    write!(out, "{}", summary(&name_a, &name_b, t, settings.sprt.as_ref()))?;
+    if let Some(path) = &args.json {
+        let mut v = summary_json(&name_a, &name_b, t, settings.sprt.as_ref());
+        v["rules"] = serde_json::json!(rules.to_string());
+        v["opening_plies"] = serde_json::json!(settings.opening_plies);
+        v["seed"] = serde_json::json!(settings.seed);
+        write_atomic(path, serde_json::to_string_pretty(&v)?.as_bytes())?;
+    }
+    if let Some(path) = &args.games_out {
+        let date = today();
+        let text: String = outcome.games.iter().enumerate().map(|(i, g)| game_pgn(g, i + 1, &name_a, &name_b, &rules, &date)).collect();
+        write_atomic(path, text.as_bytes())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,221 @@
+//! `junglezero report`: a Markdown report with PNG and SVG figures, written into the run's
+//! report/ directory from metrics.jsonl and the model headers.
+
+pub mod data;
+pub mod plots;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::config::Config;
+use crate::store::run::RunDir;
+use crate::store::{self, StoreError};
+use data::RunData;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{0} is not a training run (no config.toml)")]
+    NotARun(String),
+    #[error("drawing {figure}: {message}")]
+    Plot { figure: &'static str, message: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Versions baked in at build time.
+pub fn versions() -> String {
+    format!(
+        "junglezero {} (commit {}), {}, burn 0.22, backends: {}",
+        env!("CARGO_PKG_VERSION"),
+        env!("JZ_GIT_COMMIT"),
+        env!("JZ_RUSTC_VERSION"),
+        crate::nn::device::compiled_backends().join(", ")
+    )
+}
+
+/// The machine, as far as it can be read.
+pub fn hardware() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("MemTotal")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .map_or_else(String::new, |kb| format!(", {:.0} GiB memory", kb / 1024.0 / 1024.0));
+    format!("{cpu}, {cores} cores{mem}, {}", std::env::consts::OS)
+}
+
+fn hours(secs: f64) -> String {
+    if secs < 3600.0 { format!("{:.1} min", secs / 60.0) } else { format!("{:.2} h", secs / 3600.0) }
+}
+
+/// Writes report/report.md and its figures; returns the report's path.
+pub fn write_report(run: &RunDir) -> Result<PathBuf, ReportError> {
+    if !run.exists() {
+        return Err(ReportError::NotARun(run.root().display().to_string()));
+    }
+    let dir = run.report_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| StoreError::new("cannot create directory", &dir, e))?;
+    let d = data::load(run);
+    let plot = |figure: &'static str, r: plots::PlotResult| r.map_err(|message| ReportError::Plot { figure, message });
+    plot("elo", plots::elo(&dir, &d))?;
+    plot("losses", plots::losses(&dir, &d))?;
+    plot("gate", plots::gates(&dir, &d))?;
+    plot("colours", plots::colours(&dir, &d))?;
+    plot("reasons", plots::reasons(&dir, &d))?;
+    plot("lengths", plots::lengths(&dir, &d))?;
+    let config = std::fs::read_to_string(run.config_path()).unwrap_or_default();
+    let md = markdown(run, &d, &config);
+    let path = dir.join("report.md");
+    store::write_atomic(&path, md.as_bytes())?;
+    Ok(path)
+}
+
+fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
+    let mut s = String::new();
+    let config = Config::from_toml(config_text).ok();
+    let _ = writeln!(s, "# Training report: {}\n", run.name());
+    let _ = writeln!(s, "Generated {} from `{}`.\n", chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"), run.root().display());
+
+    // Summary.
+    let games: u64 = d.selfplay.iter().map(|s| s.games).sum();
+    let promoted = d.checkpoints.iter().filter(|c| c.promoted).count();
+    let rejected = d.checkpoints.len() - promoted;
+    let last_time = d.train.last().map(|t| t.time).into_iter().chain(d.gates.last().map(|g| g.time)).fold(0.0, f64::max);
+    let steps = d.train.last().map_or(0.0, |t| t.step);
+    let best = d.checkpoints.iter().filter(|c| c.promoted).last();
+    let _ = writeln!(s, "## Summary\n");
+    let _ = writeln!(s, "| | |\n|---|---|");
+    let _ = writeln!(s, "| generations trained | {} ({} promoted after generation 0, {} rejected) |", d.checkpoints.len().saturating_sub(1), promoted.saturating_sub(1), rejected);
+    let _ = writeln!(s, "| self-play games | {games} |");
+    let _ = writeln!(s, "| training steps | {steps:.0} |");
+    if last_time > d.start && d.start > 0.0 {
+        let _ = writeln!(s, "| wall time covered | {} |", hours(last_time - d.start));
+    }
+    if let Some(b) = best {
+        let rating = b.rating.map_or_else(|| "not rated yet".to_string(), |r| format!("{:+.0} ± {:.0} Elo", r.elo, r.ci95));
+        let _ = writeln!(s, "| best network | gen-{:04}: {rating} |", b.generation);
+    }
+    if let Some(c) = &config {
+        let _ = writeln!(s, "| network | {} blocks × {} channels on {} |", c.model.blocks, c.model.channels, c.hardware.device);
+    }
+    if d.skipped_lines > 0 {
+        let _ = writeln!(s, "| unreadable metric lines skipped | {} |", d.skipped_lines);
+    }
+    s.push('\n');
+
+    // Strength.
+    let _ = writeln!(s, "## Strength over training\n");
+    if d.checkpoints.iter().any(|c| c.rating.is_some()) {
+        let anchor = if data::anchored(d) {
+            "anchored at alpha-beta depth 1 = 0"
+        } else {
+            "no alpha-beta ladder has been played, so ratings are relative to the first network"
+        };
+        let _ = writeln!(
+            s,
+            "Bradley–Terry maximum-likelihood Elo of every rated checkpoint over all logged matches \
+             (ladder, calibration and gating games), {anchor}; bars are 95% intervals. Dashed lines \
+             are the alpha-beta depths on the same scale.\n"
+        );
+        let _ = writeln!(s, "![Elo over training](elo.png)\n\n([SVG](elo.svg))\n");
+        let _ = writeln!(s, "| checkpoint | self-play games | steps | time | Elo | 95% |\n|---|---|---|---|---|---|");
+        for c in d.checkpoints.iter().filter(|c| c.rating.is_some()) {
+            let r = c.rating.unwrap_or(crate::arena::bt::Rating { elo: 0.0, ci95: 0.0 });
+            let t = if c.created > 0.0 && d.start > 0.0 { hours((c.created - d.start).max(0.0)) } else { "-".into() };
+            let _ = writeln!(s, "| gen-{:04} | {} | {} | {t} | {:+.0} | ±{:.0} |", c.generation, c.games, c.steps, r.elo, r.ci95);
+        }
+        for (depth, r) in &d.depths {
+            let _ = writeln!(s, "| alpha-beta depth {depth} | | | | {:+.0} | ±{:.0} |", r.elo, r.ci95);
+        }
+        s.push('\n');
+    } else {
+        let _ = writeln!(s, "No ratings yet: the ladder against alpha-beta runs every `ladder.every` generations.\n");
+    }
+
+    // Training.
+    let _ = writeln!(s, "## Training\n");
+    if let Some(t) = d.train.last() {
+        let _ = writeln!(
+            s,
+            "Latest: policy loss {:.3}, value loss {:.3}, policy entropy {:.2} nats, value accuracy {:.1} %, learning rate {:.4}, {:.0} samples/s.\n",
+            t.policy_loss,
+            t.value_loss,
+            t.entropy,
+            100.0 * t.accuracy,
+            t.lr,
+            t.samples_per_sec
+        );
+    }
+    let _ = writeln!(s, "![Loss curves](losses.png)\n\n([SVG](losses.svg))\n");
+
+    // Gating.
+    let _ = writeln!(s, "## Gate decisions\n");
+    if d.gates.is_empty() {
+        let _ = writeln!(s, "No candidate has been gated yet.\n");
+    } else {
+        let _ = writeln!(s, "![Gate decisions](gate.png)\n\n([SVG](gate.svg))\n");
+        let _ = writeln!(s, "| candidate | vs | W-L-D | Elo | LLR | decision |\n|---|---|---|---|---|---|");
+        for g in &d.gates {
+            let elo = g.elo.map_or("-".into(), |e| match g.ci {
+                Some(ci) => format!("{e:+.0} ± {ci:.0}"),
+                None => format!("{e:+.0} (no interval)"),
+            });
+            let best = g.best.map_or("-".into(), |b| format!("gen-{b:04}"));
+            let _ = writeln!(
+                s,
+                "| gen-{:04} | {best} | {}-{}-{} | {elo} | {} | {}: {} |",
+                g.generation,
+                g.wins,
+                g.losses,
+                g.draws,
+                g.llr.map_or("-".into(), |l| format!("{l:.2}")),
+                if g.accepted { "promoted" } else { "rejected" },
+                g.reason
+            );
+        }
+        s.push('\n');
+    }
+
+    // Self-play.
+    let _ = writeln!(s, "## Self-play\n");
+    let lengths: Vec<u64> = d.selfplay.iter().flat_map(|s| s.lengths.iter().copied()).collect();
+    let (red, blue, draws) = d.selfplay.iter().fold((0, 0, 0), |a, s| (a.0 + s.red_wins, a.1 + s.blue_wins, a.2 + s.draws));
+    if games > 0 {
+        let mean = lengths.iter().sum::<u64>() as f64 / lengths.len().max(1) as f64;
+        let playouts: u64 = d.selfplay.iter().map(|s| s.resign_playouts).sum();
+        let false_resigns: u64 = d.selfplay.iter().map(|s| s.false_resigns).sum();
+        let eps = d.selfplay.iter().map(|s| s.evals_per_sec).sum::<f64>() / d.selfplay.len() as f64;
+        let pct = |x: u64| 100.0 * x as f64 / games as f64;
+        let _ = writeln!(
+            s,
+            "{games} games: Red won {:.1} %, Blue {:.1} %, draws {:.1} %; mean length {mean:.1} plies; {eps:.0} network evaluations per second on average.",
+            pct(red),
+            pct(blue),
+            pct(draws)
+        );
+        if playouts > 0 {
+            let _ = writeln!(
+                s,
+                " Of {playouts} games played out with resignation disabled, {false_resigns} were won by the side that would have resigned ({:.1} % false resignations).",
+                100.0 * false_resigns as f64 / playouts as f64
+            );
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "![Results by colour](colours.png) ([SVG](colours.svg))\n");
+    let _ = writeln!(s, "![Termination reasons](reasons.png) ([SVG](reasons.svg))\n");
+    let _ = writeln!(s, "![Game lengths](lengths.png) ([SVG](lengths.svg))\n");
+
+    // Environment.
+    let _ = writeln!(s, "## Hardware, versions and config\n");
+    let _ = writeln!(s, "- machine that wrote this report: {}", hardware());
+    let _ = writeln!(s, "- {}", versions());
+    if let Some(c) = &config {
+        let _ = writeln!(s, "- rules: {}", c.rules);
+    }
+    let _ = writeln!(s, "\n<details><summary>config.toml</summary>\n\n```toml\n{}\n```\n</details>", config_text.trim());
+    s
+}
