@@ -31,6 +31,8 @@ pub enum Command {
     Selfplay(SelfplayArgs),
     /// Play a match between two players and report Elo, LOS and the SPRT.
     Arena(ArenaArgs),
+    /// Export a network: FILE.safetensors, FILE.json and FILE.samples.npz.
+    Export(ExportArgs),
     /// Write a training report (Markdown with PNG and SVG plots) into the run's report/.
     Report(ReportArgs),
     /// Play against the engine in the terminal.
@@ -297,4 +299,14 @@ pub struct ReportArgs {
     /// The run directory.
     #[arg(long, value_name = "DIR")]
     pub run: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The model file (.jzm).
+    #[arg(long, value_name = "PATH")]
+    pub model: PathBuf,
+    /// Output weights, ending in .safetensors (the .json and .samples.npz go beside it).
+    #[arg(long, value_name = "FILE.safetensors")]
+    pub out: PathBuf,
 }

@@ -49,6 +49,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Search(args) => cmd::search::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Arena(args) => cmd::arena::run(args),
+        Command::Export(args) => {
+            use junglezero::nn::{burn_eval::NetEvaluator, device::parse_device, export, modelfile};
+            let meta = modelfile::read_meta(&args.model)?;
+            let eval = NetEvaluator::from_file(&args.model, parse_device("flex").map_err(anyhow::Error::msg)?)?;
+            let rules = meta.rules.parse().unwrap_or_default();
+            let (a, b, c) = export::export(&eval, &meta, &rules, &args.out)?;
+            println!("exported {} ({}), {}, {}", a.display(), meta.model.describe(), b.display(), c.display());
+            Ok(())
+        }
         Command::Report(args) => {
             let path = junglezero::report::write_report(&junglezero::store::run::RunDir::new(&args.run))?;
             println!("report written to {}", path.display());

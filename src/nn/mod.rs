@@ -6,6 +6,7 @@
 pub mod burn_eval;
 pub mod cache;
 pub mod device;
+pub mod export;
 pub mod model;
 pub mod modelfile;
 pub mod testing;

@@ -1,0 +1,169 @@
+//! Exporting a network for other tools: `FILE.safetensors` (weights in PyTorch naming and
+//! layout), `FILE.json` (architecture, input planes, action encoding, rules, format version)
+//! and `FILE.samples.npz` (32 varied positions' input planes with junglezero's outputs), which
+//! `scripts/verify_export.py` checks with numpy alone.
+
+use std::path::{Path, PathBuf};
+
+use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, SafetensorsStore};
+use ndarray::{Array1, Array2, Array4};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+use super::burn_eval::NetEvaluator;
+use super::model::{COLS, ROWS};
+use super::modelfile::ModelMeta;
+use crate::game::Game;
+use crate::jungle::encode::{ACTIONS, INPUT_SIZE, PLANES, encode};
+use crate::jungle::{JungleGame, Rules};
+use crate::store::{self, StoreError};
+
+/// Version of the exported description (`FILE.json`).
+pub const EXPORT_FORMAT_VERSION: u32 = 1;
+/// Positions in the samples file.
+pub const SAMPLES: usize = 32;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{path}: the output must end in .safetensors")]
+    Extension { path: String },
+    #[error("writing {path}: {message}")]
+    Write { path: String, message: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The three files of an export to `out` (`X.safetensors` → `X.json`, `X.samples.npz`).
+pub fn export_paths(out: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ExportError> {
+    let s = out.to_string_lossy();
+    let base = s.strip_suffix(".safetensors").ok_or_else(|| ExportError::Extension { path: s.to_string() })?;
+    Ok((out.to_path_buf(), PathBuf::from(format!("{base}.json")), PathBuf::from(format!("{base}.samples.npz"))))
+}
+
+/// 32 positions from seeded random games: both sides to move, openings to endgames, some
+/// repeated positions, under `rules`.
+pub fn sample_positions(rules: &Rules, seed: u64) -> Vec<JungleGame> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = vec![JungleGame::start(*rules)];
+    while out.len() < SAMPLES {
+        let mut g = JungleGame::start(*rules);
+        let plies = rng.random_range(1..160);
+        for _ in 0..plies {
+            if g.outcome().is_some() {
+                break;
+            }
+            let moves = g.legal_moves();
+            // Sometimes step back and forth so repetition planes are exercised.
+            let undo = g.moves().len().checked_sub(2).map(|i| g.moves()[i]).and_then(|m| {
+                moves.iter().copied().find(|c| c.from() == m.to() && c.to() == m.from())
+            });
+            let m = match undo {
+                Some(u) if rng.random_bool(0.3) => u,
+                _ => moves[rng.random_range(0..moves.len())],
+            };
+            g.play_move_unchecked(m);
+        }
+        if g.outcome().is_none() {
+            out.push(g);
+        }
+    }
+    out
+}
+
+fn write_err(path: &Path, e: impl std::fmt::Display) -> ExportError {
+    ExportError::Write { path: path.display().to_string(), message: e.to_string() }
+}
+
+/// Writes the export of `eval` (described by `meta`) to `out`. Returns the three paths.
+pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ExportError> {
+    let (st_path, json_path, npz_path) = export_paths(out)?;
+    if let Some(dir) = st_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| write_err(dir, e))?;
+    }
+    // Weights: written to a temporary name, made world-readable (the store writes 0600), renamed.
+    let tmp = st_path.with_extension(format!("safetensors.tmp-{}", std::process::id()));
+    let mut store = SafetensorsStore::from_file(&tmp).with_to_adapter(BurnToPyTorchAdapter).overwrite(true);
+    eval.net().clone().save_into(&mut store).map_err(|e| write_err(&st_path, format!("{e:?}")))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o644));
+    }
+    std::fs::rename(&tmp, &st_path).map_err(|e| write_err(&st_path, e))?;
+
+    // Samples: inputs and this network's outputs.
+    let games = sample_positions(rules, 2026);
+    let mut inputs = vec![0.0f32; SAMPLES * INPUT_SIZE];
+    for (i, g) in games.iter().enumerate() {
+        encode(g, &mut inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
+    }
+    let (policy, wdl) = eval.forward(&inputs, SAMPLES);
+    let value: Vec<f32> = wdl.chunks(3).map(|w| w[0] - w[2]).collect();
+    let inputs_arr = Array4::from_shape_vec((SAMPLES, PLANES, ROWS, COLS), inputs).map_err(|e| write_err(&npz_path, e))?;
+    let policy_arr = Array2::from_shape_vec((SAMPLES, ACTIONS), policy).map_err(|e| write_err(&npz_path, e))?;
+    let wdl_arr = Array2::from_shape_vec((SAMPLES, 3), wdl).map_err(|e| write_err(&npz_path, e))?;
+    let value_arr = Array1::from_vec(value);
+    let mut bytes = Vec::new();
+    {
+        let mut npz = ndarray_npy::NpzWriter::new(std::io::Cursor::new(&mut bytes));
+        npz.add_array("inputs", &inputs_arr).map_err(|e| write_err(&npz_path, e))?;
+        npz.add_array("policy_logits", &policy_arr).map_err(|e| write_err(&npz_path, e))?;
+        npz.add_array("wdl", &wdl_arr).map_err(|e| write_err(&npz_path, e))?;
+        npz.add_array("value", &value_arr).map_err(|e| write_err(&npz_path, e))?;
+        npz.finish().map_err(|e| write_err(&npz_path, e))?;
+    }
+    store::write_atomic(&npz_path, &bytes)?;
+
+    // Description.
+    let fens: Vec<String> = games.iter().map(|g| g.fen()).collect();
+    let m = &meta.model;
+    let description = json!({
+        "format": "junglezero-export",
+        "format_version": EXPORT_FORMAT_VERSION,
+        "model": {
+            "id": meta.id, "generation": meta.generation, "train_steps": meta.train_steps,
+            "architecture": "residual tower; policy head 1x1 conv -> BN -> ReLU -> 1x1 conv with bias to 4 channels; value head 1x1 conv -> BN -> ReLU -> flatten (C,H,W) -> linear -> ReLU -> linear to 3",
+            "blocks": m.blocks, "channels": m.channels, "policy_channels": m.policy_channels,
+            "value_channels": m.value_channels, "value_hidden": m.value_hidden,
+            "batch_norm_epsilon": 1e-5,
+            "convolutions": "3x3 with padding 1 in the stem and the blocks, no bias; 1x1 in the heads",
+            "residual_block": "x + BN(conv(ReLU(BN(conv(x))))) then ReLU",
+        },
+        "weights": {
+            "file": st_path.file_name().map(|f| f.to_string_lossy().into_owned()),
+            "naming": "PyTorch: stem_conv.weight, stem_bn.{weight,bias,running_mean,running_var}, blocks.N.conv1/bn1/conv2/bn2, policy_conv, policy_bn, policy_out.{weight,bias}, value_conv, value_bn, value_fc1, value_fc2",
+            "layout": "convolutions [out, in, kh, kw]; linear [out, in]",
+        },
+        "input": {
+            "shape": [PLANES, ROWS, COLS],
+            "layout": "NCHW float32; row 0 is the side to move's home rank, column 0 its left; the board is turned 180 degrees when Blue is to move",
+            "planes": [
+                "0-7: own Rat, Cat, Dog, Wolf, Leopard, Tiger, Lion, Elephant",
+                "8-15: opponent's pieces in the same order",
+                "16: water", "17: own traps", "18: enemy traps", "19: own den", "20: enemy den",
+                "21: 1 if the position occurred before",
+                "22: plies since the last capture / no_capture_plies (0 if off)",
+                "23: plies played / max_plies (0 if no cap)",
+                "24: dog_over_wolf", "25: rat_captures_across_shore", "26: elephant_takes_trapped_rat",
+                "27: repetition = draw", "28: repetition = off",
+            ],
+        },
+        "policy": {
+            "size": ACTIONS,
+            "encoding": "index = direction * 63 + square, both in the mover's frame; square = row * 7 + column; directions 0 up (towards the enemy den), 1 right, 2 down, 3 left; a Lion or Tiger river jump is the action of its direction",
+            "output": "logits (softmax over the legal moves)",
+        },
+        "value": {"output": "3 logits: win, draw, loss for the side to move (softmax); value = P(win) - P(loss)"},
+        "rules": rules.to_string(),
+        "trained_rules": meta.rules,
+        "samples": {
+            "file": npz_path.file_name().map(|f| f.to_string_lossy().into_owned()),
+            "arrays": {"inputs": [SAMPLES, PLANES, ROWS, COLS], "policy_logits": [SAMPLES, ACTIONS], "wdl": [SAMPLES, 3], "value": [SAMPLES]},
+            "fens": fens,
+        },
+    });
+    let text = serde_json::to_string_pretty(&description).map_err(|e| write_err(&json_path, e))?;
+    store::write_atomic(&json_path, text.as_bytes())?;
+    Ok((st_path, json_path, npz_path))
+}

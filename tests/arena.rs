@@ -1,0 +1,167 @@
+//! Matches, the arena command, exports and reports.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use junglezero::arena::openings::start_game;
+use junglezero::arena::play::{MatchSettings, run_match};
+use junglezero::arena::spec::{PlayerFactory, PlayerSpec};
+use junglezero::config::Config;
+use junglezero::jungle::Rules;
+
+fn junglezero(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).output().expect("binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("jz-arena-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn settings(games: u32) -> MatchSettings {
+    MatchSettings { games, concurrency: 2, opening_plies: 4, seed: 11, rules: Rules { max_plies: 400, ..Rules::default() }, sprt: None }
+}
+
+#[test]
+fn alphabeta_depth_3_beats_random() {
+    let c = Config::default();
+    let a = PlayerFactory::new("alphabeta:depth=3".parse().unwrap(), &c).unwrap();
+    let b = PlayerFactory::new(PlayerSpec::Random, &c).unwrap();
+    let out = run_match(&a, &b, &settings(20), |_, _, _| {}).unwrap();
+    assert_eq!(out.tally.games(), 20);
+    assert!(out.tally.wins >= 18, "{:?}", out.tally);
+}
+
+#[test]
+fn each_opening_is_played_with_both_colours_and_openings_differ() {
+    let c = Config::default();
+    let a = PlayerFactory::new("alphabeta:depth=1".parse().unwrap(), &c).unwrap();
+    let b = PlayerFactory::new(PlayerSpec::Random, &c).unwrap();
+    let s = settings(16);
+    let out = run_match(&a, &b, &s, |_, _, _| {}).unwrap();
+    assert_eq!(out.games.len(), 16);
+    assert_eq!(out.tally.pairs(), 8);
+    let mut positions = std::collections::HashSet::new();
+    for pair in out.games.chunks(2) {
+        let (x, y) = (&pair[0], &pair[1]);
+        assert_eq!(x.pair, y.pair);
+        assert!(x.a_red != y.a_red, "colours swapped within a pair");
+        assert_eq!(x.moves[..4], y.moves[..4], "same opening within a pair");
+        positions.insert(start_game(&s.rules, &x.moves[..4]).position().hash());
+    }
+    assert_eq!(positions.len(), 8, "distinct openings across pairs");
+}
+
+#[test]
+fn arena_command_reports_json_pgn_and_stops_on_the_sprt() {
+    let d = tmp("cmd");
+    let json = d.join("r.json");
+    let pgn = d.join("g.pgn");
+    let o = junglezero(&[
+        "arena",
+        "--a",
+        "alphabeta:depth=3",
+        "--b",
+        "random",
+        "--games",
+        "200",
+        "--sprt",
+        "elo0=0,elo1=100,alpha=0.05,beta=0.05",
+        "--concurrency",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+        "--games-out",
+        pgn.to_str().unwrap(),
+        "--set",
+        "rules.max_plies=400",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("Score of alphabeta:depth=3 vs random: "), "{text}");
+    for want in ["Elo difference:", "LOS:", "DrawRatio:", "Ptnml(0-2):", "LLR", "H1 accepted"] {
+        assert!(text.contains(want), "missing {want}: {text}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for key in ["games", "wins", "losses", "draws", "elo", "elo_ci95", "los", "penta", "llr", "sprt"] {
+        assert!(v.get(key).is_some(), "JSON lacks {key}: {v}");
+    }
+    let games = v["games"].as_u64().unwrap();
+    assert!(games < 200, "the SPRT should stop the match early ({games} games)");
+    assert_eq!(v["wins"].as_u64().unwrap() + v["losses"].as_u64().unwrap() + v["draws"].as_u64().unwrap(), games);
+    assert_eq!(v["sprt"]["verdict"], "h1");
+    let pgn_text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(pgn_text.matches("[Variant \"jungle\"]").count() as u64, games);
+    for tag in ["[FEN \"", "[Rules \"", "[Termination \"", "[Result \""] {
+        assert!(pgn_text.contains(tag), "PGN lacks {tag}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn external_engines_play_through_the_protocol() {
+    let cmd = format!("external:cmd=\"{} uci\",depth=2", env!("CARGO_BIN_EXE_junglezero"));
+    let o = junglezero(&["arena", "--a", &cmd, "--b", "random", "--games", "4", "--concurrency", "2", "--set", "rules.max_plies=300"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(" vs random: 4 - 0 - 0"), "{text}");
+    // A command that is not an engine fails before the match, in one line.
+    let o = junglezero(&["arena", "--a", "external:cmd=\"cat /dev/null\"", "--b", "random", "--games", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("uciok") && err.trim().lines().count() == 1, "{err}");
+}
+
+#[test]
+fn smoke_run_report_and_export() {
+    let d = tmp("report");
+    let run = d.join("run");
+    let cfg = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml");
+    let o = junglezero(&["train", "--config", cfg.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = junglezero(&["report", "--run", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = run.join("report");
+    let md = std::fs::read_to_string(report.join("report.md")).unwrap();
+    for section in ["# Training report", "## Strength over training", "## Training", "## Gate decisions", "## Self-play", "## Hardware, versions and config"] {
+        assert!(md.contains(section), "report lacks {section}");
+    }
+    assert!(md.contains("alpha-beta depth 1 | | | | +0"), "ratings are anchored at depth 1:\n{md}");
+    for fig in ["elo", "losses", "gate", "colours", "reasons", "lengths"] {
+        let png = std::fs::read(report.join(format!("{fig}.png"))).unwrap();
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 5000, "{fig}.png");
+        let svg = std::fs::read_to_string(report.join(format!("{fig}.svg"))).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("<text"), "{fig}.svg");
+        assert!(md.contains(&format!("({fig}.png)")), "report does not show {fig}.png");
+    }
+
+    // Export the best network and check the weights file against the samples in Rust (the
+    // numpy check runs in CI: scripts/verify_export.py).
+    let model = run.join("models/gen-0002.jzm");
+    let out = d.join("export/net.safetensors");
+    let o = junglezero(&["export", "--model", model.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("export/net.json")).unwrap()).unwrap();
+    assert_eq!(meta["format_version"], 1);
+    assert_eq!(meta["input"]["shape"], serde_json::json!([29, 9, 7]));
+    assert_eq!(meta["policy"]["size"], 252);
+    let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(d.join("export/net.samples.npz")).unwrap()).unwrap();
+    let inputs: ndarray::Array4<f32> = npz.by_name("inputs.npy").unwrap();
+    let logits: ndarray::Array2<f32> = npz.by_name("policy_logits.npy").unwrap();
+    assert_eq!(inputs.shape(), &[32, 29, 9, 7]);
+    assert_eq!(logits.shape(), &[32, 252]);
+    // The safetensors weights, loaded back into a fresh network, reproduce the samples.
+    use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
+    let device = junglezero::nn::device::parse_device("flex").unwrap();
+    let (_, m) = junglezero::nn::modelfile::load(&model, &device).unwrap();
+    let mut net = m.model.init(&device);
+    let res = net.load_from(&mut SafetensorsStore::from_file(&out).with_from_adapter(PyTorchToBurnAdapter)).unwrap();
+    assert!(res.errors.is_empty() && res.missing.is_empty(), "{res:?}");
+    let eval = junglezero::nn::burn_eval::NetEvaluator::new(net, device, "x", &m.model);
+    let (p, _) = eval.forward(inputs.as_slice().unwrap(), 32);
+    let worst = p.iter().zip(logits.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(worst < 1e-4, "{worst}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
