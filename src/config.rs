@@ -49,11 +49,15 @@ pub struct HardwareConfig {
     /// The device networks run on: flex (CPU), wgpu, vulkan, cuda or cuda:N. Only backends
     /// compiled into the binary are available (see the cargo features).
     pub device: String,
+    /// On the CPU, run inference through the fused path (batch norm folded into the
+    /// convolutions, im2col + matrix products) instead of burn's kernels. Training always uses
+    /// burn.
+    pub fused_cpu: bool,
 }
 
 impl Default for HardwareConfig {
     fn default() -> Self {
-        HardwareConfig { device: "flex".into() }
+        HardwareConfig { device: "flex".into(), fused_cpu: true }
     }
 }
 

@@ -92,3 +92,44 @@ fn model_files_round_trip_and_damage_is_refused() {
     assert!(matches!(modelfile::load(&path, &device).unwrap_err(), ModelFileError::BadMagic { .. }));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_fused_cpu_path_computes_what_burn_computes() {
+    use junglezero::train::batch::Batch;
+    use junglezero::train::trainer::{Trainer, optimizer};
+    use junglezero::train::TrainConfig;
+    // A few training steps so batch-norm statistics and weights are far from their initial values.
+    let model = ModelConfig { blocks: 2, channels: 16, policy_channels: 8, value_channels: 3, value_hidden: 24 };
+    let device = parse_device("flex").unwrap();
+    let ad = device.clone().autodiff();
+    ad.seed(5);
+    let config = TrainConfig { lr: 0.05, lr_warmup_steps: 0, ..TrainConfig::default() };
+    let mut trainer = Trainer::new(model.init(&ad), optimizer(&config), ad, &model, &config, 0);
+    let (games, x) = batch(16);
+    let mut b = Batch {
+        inputs: ndarray::Array4::from_shape_vec((16, 29, 9, 7), x.clone()).unwrap(),
+        policy: ndarray::Array2::zeros((16, ACTIONS)),
+        wdl: ndarray::Array2::zeros((16, 3)),
+    };
+    for i in 0..16 {
+        b.policy[[i, (i * 37) % ACTIONS]] = 1.0;
+        b.wdl[[i, i % 3]] = 1.0;
+    }
+    for _ in 0..5 {
+        trainer.step(&b);
+    }
+    let net = trainer.inference_net();
+    let burn = NetEvaluator::new(net.clone(), device.clone(), "burn", &model);
+    let fused = NetEvaluator::new(net, device, "fused", &model).with_fused_cpu();
+    assert!(fused.is_fused() && !burn.is_fused());
+    for n in [1, 5, 16] {
+        let (pa, va) = burn.forward(&x, n);
+        let (pb, vb) = fused.forward(&x, n);
+        let worst = pa.iter().zip(&pb).chain(va.iter().zip(&vb)).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        assert!(worst < 1e-4, "batch {n}: outputs differ by {worst}");
+    }
+    let refs: Vec<&JungleGame> = games.iter().collect();
+    let (mut p, mut v) = (vec![0.0; 16 * ACTIONS], vec![0.0; 16]);
+    fused.evaluate(&refs, &x, &mut p, &mut v);
+    assert!(v.iter().all(|x| x.is_finite() && x.abs() <= 1.0));
+}

@@ -17,7 +17,6 @@ use crate::alphabeta::{Engine, Eval, SearchConfig};
 use crate::config::Config;
 use crate::mcts::{MctsConfig, MctsPlayer};
 use crate::nn::burn_eval::NetEvaluator;
-use crate::nn::device::parse_device;
 use crate::player::{Limits, Player, RandomPlayer};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -188,10 +187,7 @@ pub struct PlayerFactory {
 impl PlayerFactory {
     pub fn new(spec: PlayerSpec, config: &Config) -> Result<PlayerFactory, String> {
         let net = match &spec {
-            PlayerSpec::Mcts { model, .. } => {
-                let device = parse_device(&config.hardware.device)?;
-                Some(Arc::new(NetEvaluator::from_file(model, device).map_err(|e| e.to_string())?))
-            }
+            PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, &config.hardware).map_err(|e| e.to_string())?)),
             _ => None,
         };
         if let PlayerSpec::External { cmd, .. } = &spec {

@@ -99,16 +99,16 @@ pub fn raw_throughput(eval: &NetEvaluator, batch: usize, threads: usize, seconds
 
 fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
-    let device = parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
-    let eval = NetEvaluator::random(&config.model, device, 1);
+    let eval = NetEvaluator::random_init(&config.model, &config.hardware, 1).map_err(anyhow::Error::msg)?;
     let flops = config.model.flops_per_position() as f64;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "net {} ({:.1} MFLOP/position) device {} threads {threads}",
+        "net {} ({:.1} MFLOP/position) device {}{} threads {threads}",
         config.model.describe(),
         flops / 1e6,
-        config.hardware.device
+        config.hardware.device,
+        if eval.is_fused() { " (fused CPU path)" } else { " (burn kernels)" }
     )?;
     let mut batch = 1;
     while batch <= max_batch.max(1) {
@@ -124,8 +124,7 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
 /// line is exactly `selfplay evals/s X raw evals/s Y ratio Z`.
 fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
-    let device = parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
-    let eval = NetEvaluator::random(&config.model, device, 1);
+    let eval = NetEvaluator::random_init(&config.model, &config.hardware, 1).map_err(anyhow::Error::msg)?;
     let workers = config.selfplay.worker_count();
     let mut out = std::io::stdout().lock();
     writeln!(

@@ -41,10 +41,9 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// The evaluator a `--model PATH | --random-init` choice asks for.
 pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, seed: u64) -> anyhow::Result<junglezero::nn::burn_eval::NetEvaluator> {
     use junglezero::nn::burn_eval::NetEvaluator;
-    let device = junglezero::nn::device::parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
     Ok(match &choice.model {
-        Some(path) => NetEvaluator::from_file(path, device)?,
-        None => NetEvaluator::random(&config.model, device, seed),
+        Some(path) => NetEvaluator::load(path, &config.hardware)?,
+        None => NetEvaluator::random_init(&config.model, &config.hardware, seed).map_err(anyhow::Error::msg)?,
     })
 }
 

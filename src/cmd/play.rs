@@ -8,7 +8,6 @@ use junglezero::game::{Game, Turn};
 use junglezero::jungle::{JungleGame, Side, describe_outcome, diagram};
 use junglezero::mcts::MctsPlayer;
 use junglezero::nn::burn_eval::NetEvaluator;
-use junglezero::nn::device::parse_device;
 use junglezero::player::{Limits, Player};
 
 use crate::cli::{Colour, EngineKind, PlayArgs};
@@ -20,8 +19,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let mut game = super::game_from_args(&args.position, config.rules)?;
     let mut engine: Box<dyn Player> = match (args.engine, &args.model) {
         (EngineKind::Mcts, Some(path)) => {
-            let device = parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
-            let net = Arc::new(NetEvaluator::from_file(path, device)?);
+            let net = Arc::new(NetEvaluator::load(path, &config.hardware)?);
             Box::new(MctsPlayer::new(net, &config.mcts, config.mcts.playouts))
         }
         _ => Box::new(Engine::new(&config.search, Eval::new(&config.eval, *game.rules()))),

@@ -12,17 +12,28 @@ use junglezero::train::pipeline::{Pipeline, gate_run, selfplay_into_run};
 use super::progress::bar;
 use crate::cli::{RunArgs, TrainArgs};
 
-/// One progress bar per stage, replaced when the stage changes.
+/// One progress bar per stage, replaced when the stage changes. When stderr is not a terminal
+/// (bars hidden), a progress line is logged every 30 s instead.
 struct StageBars {
     current: Option<(String, ProgressBar)>,
+    terminal: bool,
+    last_log: std::time::Instant,
 }
 
 impl StageBars {
     fn new() -> StageBars {
-        StageBars { current: None }
+        use std::io::IsTerminal;
+        StageBars { current: None, terminal: std::io::stderr().is_terminal(), last_log: std::time::Instant::now() }
     }
 
     fn update(&mut self, stage: &str, done: u64, total: u64, msg: &str) {
+        if !self.terminal {
+            if self.last_log.elapsed().as_secs() >= 30 || (done == total && total > 0 && stage == "train") {
+                self.last_log = std::time::Instant::now();
+                tracing::info!("{stage} {done}/{total}: {msg}");
+            }
+            return;
+        }
         let fresh = match &self.current {
             Some((s, pb)) if s == stage && pb.length() == Some(total) => false,
             _ => true,
@@ -135,12 +146,11 @@ pub fn selfplay_for_run(path: &Path, games: u64, set: &[String]) -> anyhow::Resu
     let run = existing_run(path)?;
     let config = run_config(path, None, set)?;
     let (g, model) = run.best().ok_or_else(|| anyhow::anyhow!("{}: no model in models/", path.display()))?;
-    let device = junglezero::nn::device::parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?;
-    let evaluator = junglezero::nn::burn_eval::NetEvaluator::from_file(&model, device)?;
+    let evaluator = junglezero::nn::burn_eval::NetEvaluator::load(&model, &config.hardware)?;
     tracing::info!("self-play for run {} with gen-{g:04}: {games} games", path.display());
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
-    let s = selfplay_into_run(&run, &config, &evaluator, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
+    let s = selfplay_into_run(&run, &config, &evaluator, g, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
     bars.finish();
     let s = s?;
     println!("selfplay games {} moves {} evals {} time {:.1} s", s.games, s.moves, s.evals, s.seconds);

@@ -4,7 +4,10 @@ use burn::prelude::*;
 use burn::tensor::activation::softmax;
 
 use super::Evaluator;
+use super::device::{is_cpu, parse_device};
+use super::fused::FusedNet;
 use super::model::{ModelConfig, Net, input_tensor};
+use crate::config::HardwareConfig;
 use crate::jungle::JungleGame;
 use crate::jungle::encode::ACTIONS;
 
@@ -15,13 +18,42 @@ pub struct NetEvaluator {
     device: Device,
     id: String,
     model: ModelConfig,
+    /// The fused CPU path, when enabled for a CPU device.
+    fused: Option<FusedNet>,
 }
 
 impl NetEvaluator {
     /// `net` must be on `device` and not on an autodiff device in training mode (call
     /// `valid()` on a trained network first) so batch norm uses its running statistics.
     pub fn new(net: Net, device: Device, id: &str, model: &ModelConfig) -> NetEvaluator {
-        NetEvaluator { net, device, id: id.into(), model: model.clone() }
+        NetEvaluator { net, device, id: id.into(), model: model.clone(), fused: None }
+    }
+
+    /// Runs inference through the fused CPU path (see `nn::fused`) instead of burn's kernels.
+    pub fn with_fused_cpu(mut self) -> NetEvaluator {
+        self.fused = Some(FusedNet::from_net(&self.net));
+        self
+    }
+
+    /// Whether inference uses the fused CPU path.
+    pub fn is_fused(&self) -> bool {
+        self.fused.is_some()
+    }
+
+    /// Loads a model file onto the configured device (fused CPU path when configured).
+    pub fn load(path: &std::path::Path, hw: &HardwareConfig) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
+        let device = parse_device(&hw.device).map_err(|message| super::modelfile::ModelFileError::Header {
+            path: path.display().to_string(),
+            message,
+        })?;
+        let e = NetEvaluator::from_file(path, device)?;
+        Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
+    }
+
+    /// An untrained network on the configured device.
+    pub fn random_init(model: &ModelConfig, hw: &HardwareConfig, seed: u64) -> Result<NetEvaluator, String> {
+        let e = NetEvaluator::random(model, parse_device(&hw.device)?, seed);
+        Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
     }
 
     /// Loads a model file onto `device`.
@@ -56,6 +88,9 @@ impl NetEvaluator {
     /// One forward pass over `n` encoded positions: policy logits (`n × 252`) and win/draw/loss
     /// probabilities (`n × 3`) for the side to move.
     pub fn forward(&self, inputs: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
+        if let Some(f) = &self.fused {
+            return f.forward(inputs, n);
+        }
         let (p, v) = self.net.forward(input_tensor(inputs, n, &self.device));
         let wdl = softmax(v, 1);
         // Both outputs are f32 tensors produced by this network, so the conversions cannot fail.
@@ -79,6 +114,6 @@ impl Evaluator<JungleGame> for NetEvaluator {
     }
 
     fn name(&self) -> String {
-        format!("{} ({})", self.id, self.model.describe())
+        format!("{} ({}{})", self.id, self.model.describe(), if self.fused.is_some() { ", fused CPU" } else { "" })
     }
 }

@@ -71,3 +71,8 @@ pub fn parse_device(name: &str) -> Result<Device, String> {
         _ => Err(format!("unknown device '{name}' (known: {DEVICE_NAMES})")),
     }
 }
+
+/// Whether a device name is the CPU (where the fused inference path applies).
+pub fn is_cpu(name: &str) -> bool {
+    matches!(name.split(':').next(), Some("flex" | "cpu"))
+}

@@ -7,6 +7,7 @@ pub mod burn_eval;
 pub mod cache;
 pub mod device;
 pub mod export;
+pub mod fused;
 pub mod model;
 pub mod modelfile;
 pub mod testing;

@@ -148,7 +148,37 @@ pub struct Net {
     value_fc2: Linear,
 }
 
+/// References to every layer, for code that reads the weights (the fused CPU path).
+pub struct NetParts<'a> {
+    pub stem_conv: &'a Conv2d,
+    pub stem_bn: &'a BatchNorm,
+    /// (conv1, bn1, conv2, bn2) per block.
+    pub blocks: Vec<(&'a Conv2d, &'a BatchNorm, &'a Conv2d, &'a BatchNorm)>,
+    pub policy_conv: &'a Conv2d,
+    pub policy_bn: &'a BatchNorm,
+    pub policy_out: &'a Conv2d,
+    pub value_conv: &'a Conv2d,
+    pub value_bn: &'a BatchNorm,
+    pub value_fc1: &'a Linear,
+    pub value_fc2: &'a Linear,
+}
+
 impl Net {
+    pub fn parts(&self) -> NetParts<'_> {
+        NetParts {
+            stem_conv: &self.stem_conv,
+            stem_bn: &self.stem_bn,
+            blocks: self.blocks.iter().map(|b| (&b.conv1, &b.bn1, &b.conv2, &b.bn2)).collect(),
+            policy_conv: &self.policy_conv,
+            policy_bn: &self.policy_bn,
+            policy_out: &self.policy_out,
+            value_conv: &self.value_conv,
+            value_bn: &self.value_bn,
+            value_fc1: &self.value_fc1,
+            value_fc2: &self.value_fc2,
+        }
+    }
+
     /// `x: [batch, PLANES, 9, 7]` → (policy logits `[batch, 252]`, WDL logits `[batch, 3]`).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let [b, _, _, _] = x.dims();

@@ -8,7 +8,6 @@ use crate::config::Config;
 use crate::jungle::{Repetition, Rules};
 use crate::mcts::MctsPlayer;
 use crate::nn::burn_eval::NetEvaluator;
-use crate::nn::device::parse_device;
 use crate::player::Player;
 
 /// What a `setoption` changed.
@@ -86,8 +85,7 @@ impl Options {
                 other => return Err(format!("unknown engine '{other}' (available: alphabeta, mcts)")),
             },
             "model" => {
-                let device = parse_device(&self.config.hardware.device)?;
-                let eval = NetEvaluator::from_file(std::path::Path::new(value), device).map_err(|e| e.to_string())?;
+                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware).map_err(|e| e.to_string())?;
                 self.network = Some(Arc::new(eval));
                 self.model_path = value.to_string();
             }

@@ -1,5 +1,6 @@
 //! Self-play: many games in flight per worker, their leaves batched into one network call.
 
+pub mod bootstrap;
 pub mod record;
 pub mod slot;
 pub mod worker;
@@ -40,6 +41,13 @@ pub struct SelfplayConfig {
     pub games_per_shard: usize,
     /// Keep the chosen move's subtree for the next search.
     pub tree_reuse: bool,
+    /// Weight of the handcrafted evaluation in the leaf values while the best network is
+    /// generation 0 (see `selfplay::bootstrap`); 0 disables the blend.
+    pub heuristic_weight: f32,
+    /// The weight falls linearly to 0 once this many generations have been promoted.
+    pub heuristic_generations: u32,
+    /// Evaluation score (centi-units, a Dog is ~300) mapped to a value of tanh(1) ~ 0.76.
+    pub heuristic_scale: f32,
 }
 
 impl Default for SelfplayConfig {
@@ -58,6 +66,9 @@ impl Default for SelfplayConfig {
             resign_playout_fraction: 0.1,
             games_per_shard: 64,
             tree_reuse: true,
+            heuristic_weight: 0.5,
+            heuristic_generations: 10,
+            heuristic_scale: 500.0,
         }
     }
 }
@@ -76,7 +87,17 @@ impl SelfplayConfig {
         check_range("selfplay.resign_consecutive", self.resign_consecutive, 1, 1000)?;
         check_range("selfplay.resign_playout_fraction", self.resign_playout_fraction, 0.0, 1.0)?;
         check_range("selfplay.games_per_shard", self.games_per_shard, 1, 1_000_000)?;
+        check_range("selfplay.heuristic_weight", self.heuristic_weight, 0.0, 1.0)?;
+        check_range("selfplay.heuristic_generations", self.heuristic_generations, 1, 1_000_000)?;
+        check_range("selfplay.heuristic_scale", self.heuristic_scale, 1.0, 100_000.0)?;
         Ok(())
+    }
+
+    /// The handcrafted evaluation's weight in the leaf values when the best network is
+    /// generation `best`: `heuristic_weight`, falling linearly to 0 at `heuristic_generations`.
+    pub fn heuristic_weight_for(&self, best: u64) -> f32 {
+        let left = 1.0 - best as f64 / self.heuristic_generations as f64;
+        (self.heuristic_weight as f64 * left.max(0.0)) as f32
     }
 
     /// Worker threads to start.

@@ -108,6 +108,11 @@ impl RunDir {
         list_generations(&self.models_dir())
     }
 
+    /// Every rejected generation, oldest first.
+    pub fn rejected(&self) -> Vec<(u64, PathBuf)> {
+        list_generations(&self.rejected_dir())
+    }
+
     /// Candidates waiting for the gate, oldest first.
     pub fn candidates(&self) -> Vec<(u64, PathBuf)> {
         list_generations(&self.candidates_dir())

@@ -48,6 +48,9 @@ pub struct CheckpointMeta {
     pub window: Vec<String>,
     /// Shard files already read (relative to the run directory).
     pub seen_shards: Vec<String>,
+    /// The run's config when the checkpoint was written (TOML).
+    #[serde(default)]
+    pub config: String,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use burn::prelude::Device;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -31,6 +30,7 @@ use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::parse_device;
 use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
 use crate::selfplay::record::{GameRecord, RecordError, ShardError, write_shard};
+use crate::selfplay::bootstrap::HeuristicBlend;
 use crate::selfplay::{Counters, RunOptions};
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
@@ -65,7 +65,6 @@ fn now() -> f64 {
 pub struct Pipeline {
     pub run: RunDir,
     pub config: Config,
-    infer_device: Device,
     trainer: Trainer,
     pub meta: CheckpointMeta,
     window: ReplayWindow,
@@ -121,6 +120,7 @@ impl Pipeline {
                 rng_word_pos: "0".into(),
                 window: vec![],
                 seen_shards: vec![],
+                config: config.to_toml(),
             };
             checkpoint::save(&run.checkpoint_path(), &trainer, &meta)?;
             tracing::info!("created run {} ({} network, seed {seed})", run.root().display(), config.model.describe());
@@ -150,7 +150,7 @@ impl Pipeline {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(meta.rng_seed);
         rng.set_word_pos(meta.rng_word_pos.parse::<u128>().unwrap_or(0));
-        let mut p = Pipeline { run, config, infer_device, trainer, meta, window: ReplayWindow::new(), rng, pending_games: 0, pending_samples: 0 };
+        let mut p = Pipeline { run, config, trainer, meta, window: ReplayWindow::new(), rng, pending_games: 0, pending_samples: 0 };
         p.trainer.config = p.config.train.clone();
         if p.run.best().is_none() && p.meta.iteration == 0 {
             // Generation 0 is the trainer's starting point (written after the checkpoint, so a
@@ -229,13 +229,14 @@ impl Pipeline {
     /// The current best network as an evaluator.
     pub fn best_evaluator(&self) -> Result<NetEvaluator> {
         let (_, path) = self.run.best().ok_or_else(|| PipelineError::Other(format!("{}: no model in models/", self.run.root().display())))?;
-        Ok(NetEvaluator::from_file(&path, self.infer_device.clone())?)
+        Ok(NetEvaluator::load(&path, &self.config.hardware)?)
     }
 
     /// Plays `games` self-play games with the current best network into games/.
     pub fn selfplay(&mut self, games: u64, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<SelfplaySummary> {
         let evaluator = self.best_evaluator()?;
-        let summary = selfplay_into_run(&self.run, &self.config, &evaluator, games, self.meta.iteration + 1, progress, stop)?;
+        let generation = self.run.best().map_or(0, |(g, _)| g);
+        let summary = selfplay_into_run(&self.run, &self.config, &evaluator, generation, games, self.meta.iteration + 1, progress, stop)?;
         self.ingest()?;
         Ok(summary)
     }
@@ -307,6 +308,7 @@ impl Pipeline {
         self.meta.step = self.trainer.step;
         self.meta.rng_word_pos = self.rng.get_word_pos().to_string();
         self.meta.window = self.window.paths().map(|p| self.run.relative(p)).collect();
+        self.meta.config = self.config.to_toml();
         self.pending_games = 0;
         self.pending_samples = 0;
         checkpoint::save(&self.run.checkpoint_path(), &self.trainer, &self.meta)?;
@@ -378,8 +380,8 @@ pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
             run.append_metrics(&json!({"kind": "gate", "time": now(), "generation": g, "accepted": true, "reason": "gating disabled"}))?;
             continue;
         };
-        let candidate = NetEvaluator::from_file(&cand_path, device.clone())?;
-        let champion = NetEvaluator::from_file(&best_path, device.clone())?;
+        let candidate = NetEvaluator::load(&cand_path, &config.hardware)?;
+        let champion = NetEvaluator::load(&best_path, &config.hardware)?;
         let seed = config.train.seed ^ g.wrapping_mul(0x9E37_79B9);
         let d = gate_match(&candidate, &champion, config, seed);
         let t = &d.outcome.tally;
@@ -425,12 +427,16 @@ pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
     Ok(())
 }
 
-/// Plays `games` games with `evaluator` into the run's games/ directory, writing a shard every
-/// `selfplay.games_per_shard` games and a self-play summary line to metrics.jsonl.
+/// Plays `games` games with `evaluator` (the network of generation `generation`, its leaf values
+/// blended with the handcrafted evaluation as `[selfplay]` says) into the run's games/
+/// directory, writing a shard every `selfplay.games_per_shard` games and a self-play summary
+/// line to metrics.jsonl.
+#[allow(clippy::too_many_arguments)]
 pub fn selfplay_into_run(
     run: &RunDir,
     config: &Config,
     evaluator: &NetEvaluator,
+    generation: u64,
     games: u64,
     iteration: u64,
     progress: &mut ProgressFn,
@@ -465,8 +471,13 @@ pub fn selfplay_into_run(
     let per_shard = config.selfplay.games_per_shard;
     let plies = std::cell::Cell::new(0u64);
     let stop_flag = stop;
+    let weight = config.selfplay.heuristic_weight_for(generation);
+    if weight > 0.0 {
+        tracing::info!("self-play leaf values: {:.2} x network + {weight:.2} x handcrafted evaluation (gen-{generation:04})", 1.0 - weight);
+    }
+    let blended = HeuristicBlend::new(evaluator, &config.eval, config.rules, weight, config.selfplay.heuristic_scale);
     let res = crate::selfplay::run(
-            evaluator,
+            &blended,
             &config.mcts,
             &config.selfplay,
             &opts,
@@ -514,7 +525,9 @@ pub fn selfplay_into_run(
         seconds: secs,
     };
     if !all.is_empty() {
-        run.append_metrics(&selfplay_metrics(&all, iteration, evaluator.id(), &summary))?;
+        let mut m = selfplay_metrics(&all, iteration, evaluator.id(), &summary);
+        m["heuristic_weight"] = json!(weight);
+        run.append_metrics(&m)?;
     }
     Ok(summary)
 }

@@ -1,0 +1,78 @@
+//! Leaf values blended with the handcrafted evaluation while the network is young.
+//!
+//! An untrained network values every position about the same, so its self-play games drift
+//! until the no-capture rule draws them: nothing to learn from. For the first generations the
+//! leaf value is therefore `(1 − w) · network + w · tanh(eval / scale)`, with `eval` the alpha-beta
+//! engine's static evaluation, so that captures and den attacks happen and games end decisively.
+//! The weight falls linearly to zero as the network gets promoted (see
+//! [`SelfplayConfig::heuristic_weight_for`](super::SelfplayConfig::heuristic_weight_for)); gating
+//! and the arena always play the bare network.
+
+use crate::alphabeta::eval::{Eval, EvalWeights};
+use crate::jungle::JungleGame;
+use crate::jungle::Rules;
+use crate::nn::Evaluator;
+
+pub struct HeuristicBlend<'a, E: ?Sized> {
+    inner: &'a E,
+    eval: Eval,
+    weight: f32,
+    scale: f32,
+}
+
+impl<'a, E: Evaluator<JungleGame> + ?Sized> HeuristicBlend<'a, E> {
+    /// `weight` in [0, 1]; `scale` in the evaluation's centi-units.
+    pub fn new(inner: &'a E, weights: &EvalWeights, rules: Rules, weight: f32, scale: f32) -> Self {
+        HeuristicBlend { inner, eval: Eval::new(weights, rules), weight, scale }
+    }
+
+    /// The handcrafted value of a state in [-1, 1] for its side to move.
+    pub fn heuristic(&self, state: &JungleGame) -> f32 {
+        (self.eval.evaluate(state.position()) as f32 / self.scale).tanh()
+    }
+}
+
+impl<E: Evaluator<JungleGame> + ?Sized> Evaluator<JungleGame> for HeuristicBlend<'_, E> {
+    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], policy: &mut [f32], value: &mut [f32]) {
+        self.inner.evaluate(states, inputs, policy, value);
+        if self.weight > 0.0 {
+            for (v, s) in value.iter_mut().zip(states) {
+                *v = (1.0 - self.weight) * *v + self.weight * self.heuristic(s);
+            }
+        }
+    }
+
+    fn name(&self) -> String {
+        format!("{} + {:.2} x handcrafted eval", self.inner.name(), self.weight)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nn::testing::UniformEvaluator;
+
+    fn value_of(fen: &str, weight: f32) -> f32 {
+        let rules = Rules::default();
+        let g = JungleGame::from_fen(fen, rules).unwrap();
+        let inner = UniformEvaluator::default();
+        let b = HeuristicBlend::new(&inner, &EvalWeights::default(), rules, weight, 500.0);
+        let inputs = vec![0.0; crate::jungle::encode::INPUT_SIZE];
+        let (mut p, mut v) = (vec![0.0; crate::jungle::encode::ACTIONS], vec![0.0; 1]);
+        b.evaluate(&[&g], &inputs, &mut p, &mut v);
+        v[0]
+    }
+
+    #[test]
+    fn a_material_edge_raises_the_value_of_its_owner_only_in_proportion_to_the_weight() {
+        // Red to move, Blue's Elephant is missing.
+        let fen = "l5t/1d3c1/r1p1w2/7/7/7/E1W1P1R/1C3D1/T5L w";
+        let (full, half, none) = (value_of(fen, 1.0), value_of(fen, 0.5), value_of(fen, 0.0));
+        assert!(full > 0.8, "a whole Elephant up is nearly winning: {full}");
+        assert!((half - full / 2.0).abs() < 1e-6, "{half} vs {full}");
+        assert_eq!(none, 0.0, "weight 0 leaves the network's value alone");
+        // The same position with Blue to move is bad for the side to move.
+        let blue = "l5t/1d3c1/r1p1w2/7/7/7/E1W1P1R/1C3D1/T5L b";
+        assert!(value_of(blue, 1.0) < -0.8);
+    }
+}
