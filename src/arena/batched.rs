@@ -59,7 +59,8 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
             let tx = tx.clone();
             let (next, stop, jobs, openings, quiet) = (&next, &stop, &jobs, &openings, &quiet);
             scope.spawn(move || {
-                let n = games_in_flight.max(1);
+                // At most this worker's share of the games, so that every worker gets some.
+                let n = games_in_flight.max(1).min(jobs.len().div_ceil(workers));
                 let mut caches = [NnCache::new(quiet.cache_entries, crate::jungle::MAX_MOVES), NnCache::new(quiet.cache_entries, crate::jungle::MAX_MOVES)];
                 let mut bufs = [EvalBuffers::new::<JungleGame>(n), EvalBuffers::new::<JungleGame>(n)];
                 let root = JungleGame::start(s.rules);

@@ -76,8 +76,9 @@ impl Conv {
             ArrayView2::from_shape((m, self.cin), &x[..m * self.cin]).expect("shape")
         } else {
             let kk = self.k * self.k * self.cin;
-            patches.clear();
-            patches.resize(m * kk, 0.0);
+            if patches.len() < m * kk {
+                patches.resize(m * kk, 0.0); // im2col then writes every element
+            }
             im2col(x, n, self.cin, self.k, patches);
             ArrayView2::from_shape((m, kk), &patches[..m * kk]).expect("shape")
         };

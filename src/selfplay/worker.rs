@@ -82,7 +82,10 @@ fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
     counters: &Counters,
     tx: mpsc::Sender<GameRecord>,
 ) {
-    let slots_n = config.games_in_flight.max(1);
+    // Each worker keeps at most its share of the games in flight: with 48 games and 64 slots
+    // per worker, the first worker would otherwise claim them all and the others would idle.
+    let share = opts.games.div_ceil(config.worker_count() as u64).max(1);
+    let slots_n = config.games_in_flight.max(1).min(usize::try_from(share).unwrap_or(usize::MAX));
     let mut cache = NnCache::new(mcts.cache_entries, crate::jungle::MAX_MOVES);
     let mut buf = EvalBuffers::new::<JungleGame>(slots_n);
     let mut slots: Vec<Slot> = (0..slots_n).map(|_| Slot::new(&opts.root, mcts, config)).collect();
