@@ -146,6 +146,41 @@ fn kills_at_random_moments_lose_nothing() {
 }
 
 #[test]
+fn a_second_trainer_on_the_same_run_is_refused() {
+    let dir = tmp("busy");
+    let d = dir.to_str().unwrap();
+    let cfg = smoke_config();
+    let mut first = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(["train", "--config", cfg.as_str(), "--run", d, "--set", "train.iterations=50"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = dir.join("train.lock");
+    for _ in 0..100 {
+        if lock.exists() && dir.join("config.toml").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let second = junglezero(&["train", "--config", cfg.as_str(), "--run", d]);
+    let learn = junglezero(&["learn", "--run", d]);
+    let gate = junglezero(&["gate", "--run", d]);
+    let _ = first.kill();
+    let _ = first.wait();
+    for o in [&second, &learn, &gate] {
+        assert!(!o.status.success());
+        let e = stderr(o);
+        assert!(e.contains("busy") && e.trim().lines().count() == 1, "{e}");
+    }
+    // Once the first process is gone, the run is free again.
+    let again = junglezero(&["gate", "--run", d]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_corrupted_checkpoint_is_refused_in_one_line() {
     let dir = tmp("corrupt");
     let d = dir.to_str().unwrap();

@@ -80,6 +80,7 @@ fn default_run_path(config_file: Option<&Path>) -> PathBuf {
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let run_path = args.run.clone().unwrap_or_else(|| default_run_path(args.config.config.as_deref()));
     let config = run_config(&run_path, args.config.config.as_deref(), &args.config.set)?;
+    let _lock = RunDir::new(&run_path).lock_trainer()?;
     let mut pipeline = Pipeline::open(RunDir::new(&run_path), config)?;
     let c = &pipeline.config;
     tracing::info!(
@@ -119,6 +120,7 @@ fn existing_run(path: &Path) -> anyhow::Result<RunDir> {
 pub fn learn(args: RunArgs) -> anyhow::Result<()> {
     let run = existing_run(&args.run)?;
     let config = run_config(&args.run, None, &args.set)?;
+    let _lock = run.lock_trainer()?;
     let mut pipeline = Pipeline::open(run, config)?;
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
@@ -134,6 +136,7 @@ pub fn learn(args: RunArgs) -> anyhow::Result<()> {
 pub fn gate(args: RunArgs) -> anyhow::Result<()> {
     let run = existing_run(&args.run)?;
     let config = run_config(&args.run, None, &args.set)?;
+    let _lock = run.lock_trainer()?;
     let waiting = run.candidates().len();
     gate_run(&run, &config)?;
     let best = run.best().map_or_else(|| "none".into(), |(g, _)| format!("gen-{g:04}"));

@@ -56,11 +56,28 @@ pub fn remove_stale_temporaries(dir: &Path) {
     if let Ok(entries) = fs::read_dir(dir) {
         for e in entries.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with('.') && n.contains(".tmp-") {
-                let _ = fs::remove_file(e.path());
+            if let Some((_, pid)) = n.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) {
+                if !writer_may_be_alive(pid, &e) {
+                    let _ = fs::remove_file(e.path());
+                }
             }
         }
     }
+}
+
+/// Whether the process that is writing a temporary file (its pid is in the name) may still be
+/// writing it: other self-play processes share a run directory. Where `/proc` is missing,
+/// a temporary untouched for ten minutes counts as abandoned.
+fn writer_may_be_alive(pid: &str, entry: &fs::DirEntry) -> bool {
+    let Ok(pid) = pid.parse::<u32>() else { return false };
+    if pid == std::process::id() {
+        return false;
+    }
+    if Path::new("/proc/self").exists() {
+        return Path::new("/proc").join(pid.to_string()).exists();
+    }
+    let age = entry.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+    age.is_none_or(|a| a < std::time::Duration::from_secs(600))
 }
 
 /// A seed from the clock, for runs that were not given one.

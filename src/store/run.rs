@@ -9,6 +9,7 @@
 //!   games/*.jzg          self-play shards (from any number of self-play processes)
 //!   train/checkpoint.jzc the trainer's state
 //!   metrics.jsonl        one JSON object per line: training, self-play and gate events
+//!   train.lock           held by the one train/learn/gate process working on the run
 //!   report/              `junglezero report` output
 //! ```
 
@@ -17,6 +18,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::StoreError;
+
+/// Held while a process owns a run's trainer; see [`RunDir::lock_trainer`].
+#[derive(Debug)]
+pub struct TrainerLock {
+    _file: fs::File,
+}
 
 #[derive(Clone, Debug)]
 pub struct RunDir {
@@ -96,6 +103,30 @@ impl RunDir {
             fs::create_dir_all(&d).map_err(|e| StoreError::new("cannot create directory", &d, e))?;
         }
         Ok(())
+    }
+
+    /// Claims the run's trainer for this process (`train`, `learn` and `gate` change the
+    /// trainer state and the model directories, so only one of them may run at a time;
+    /// self-play processes need no claim). The operating system releases the claim when the
+    /// process ends, however it ends.
+    pub fn lock_trainer(&self) -> Result<TrainerLock, StoreError> {
+        let path = self.root.join("train.lock");
+        fs::create_dir_all(&self.root).map_err(|e| StoreError::new("cannot create directory", &self.root, e))?;
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| StoreError::new("cannot open lock file", &path, e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(TrainerLock { _file: file }),
+            Err(fs::TryLockError::WouldBlock) => Err(StoreError::new(
+                "run is busy:",
+                &self.root,
+                std::io::Error::new(std::io::ErrorKind::WouldBlock, "another train, learn or gate process is working on it"),
+            )),
+            Err(fs::TryLockError::Error(e)) => Err(StoreError::new("cannot lock", &path, e)),
+        }
     }
 
     /// The current best network: the highest promoted generation.
