@@ -139,7 +139,7 @@ fn smoke_run_report_and_export() {
 
     // Export the best network and check the weights file against the samples in Rust (the
     // numpy check runs in CI: scripts/verify_export.py).
-    let model = run.join("models/gen-0002.jzm");
+    let model = junglezero::store::run::RunDir::new(&run).best().expect("a promoted model").1;
     let out = d.join("export/net.safetensors");
     let o = junglezero(&["export", "--model", model.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -7,7 +7,6 @@ use std::sync::mpsc;
 
 use super::openings::{random_openings, start_game};
 use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame};
-use super::stats::Verdict;
 use crate::game::{Game, Turn};
 use crate::jungle::encode::{ACTIONS, INPUT_SIZE, encode};
 use crate::jungle::{JungleGame, Move, Side};
@@ -165,16 +164,8 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
         }
         drop(tx);
         for g in rx {
-            book.add(&mut out.tally, &g);
-            out.llr = s.sprt.map(|sp| sp.llr(&out.tally));
-            on_game(&g, &out.tally, out.llr);
-            out.games.push(g);
-            if let Some(sp) = s.sprt {
-                let v = sp.verdict(&out.tally);
-                out.verdict = Some(v);
-                if v != Verdict::Continue && out.tally.pairs() > 0 {
-                    stop.store(true, Ordering::Relaxed);
-                }
+            if out.record(&mut book, g, s.sprt, &mut on_game) {
+                stop.store(true, Ordering::Relaxed);
             }
         }
     });

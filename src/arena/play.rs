@@ -61,6 +61,27 @@ pub struct MatchOutcome {
     pub openings: usize,
 }
 
+impl MatchOutcome {
+    /// Records a finished game: tally, pairs, LLR and verdict; `on_game` sees it first.
+    /// Returns true when the SPRT has decided and the match should stop.
+    pub fn record(
+        &mut self,
+        book: &mut PairBook,
+        game: PlayedGame,
+        sprt: Option<Sprt>,
+        on_game: &mut impl FnMut(&PlayedGame, &Tally, Option<f64>),
+    ) -> bool {
+        book.add(&mut self.tally, &game);
+        self.llr = sprt.map(|sp| sp.llr(&self.tally));
+        on_game(&game, &self.tally, self.llr);
+        self.games.push(game);
+        let Some(sp) = sprt else { return false };
+        let v = sp.verdict(&self.tally);
+        self.verdict = Some(v);
+        v != Verdict::Continue && self.tally.pairs() > 0
+    }
+}
+
 /// Adds finished games to a tally, completing pairs as both of their games arrive.
 #[derive(Default)]
 pub struct PairBook {
@@ -147,16 +168,8 @@ pub fn run_match(
         for r in rx {
             match r {
                 Ok(g) => {
-                    book.add(&mut out.tally, &g);
-                    out.llr = s.sprt.map(|sp| sp.llr(&out.tally));
-                    on_game(&g, &out.tally, out.llr);
-                    out.games.push(g);
-                    if let Some(sp) = s.sprt {
-                        let v = sp.verdict(&out.tally);
-                        out.verdict = Some(v);
-                        if v != Verdict::Continue && out.tally.pairs() > 0 {
-                            stop.store(true, Ordering::Relaxed);
-                        }
+                    if out.record(&mut book, g, s.sprt, &mut on_game) {
+                        stop.store(true, Ordering::Relaxed);
                     }
                 }
                 Err(e) => {

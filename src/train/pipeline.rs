@@ -454,18 +454,19 @@ pub fn selfplay_into_run(
     };
     let counters = Counters::default();
     let start = Instant::now();
-    let mut pending: Vec<GameRecord> = Vec::new();
+    // Every finished game, in order; those from `written` on are not in a shard yet.
     let mut all: Vec<GameRecord> = Vec::new();
+    let mut written = 0usize;
     let mut shard_no = 0;
     let pid = std::process::id();
-    let write = |pending: &mut Vec<GameRecord>, shard_no: &mut u32| -> std::result::Result<(), String> {
-        if pending.is_empty() {
+    let write = |all: &[GameRecord], written: &mut usize, shard_no: &mut u32| -> std::result::Result<(), String> {
+        if *written == all.len() {
             return Ok(());
         }
         let path = run.games_dir().join(format!("{}-{stamp}-{pid}-{:03}.jzg", evaluator.id(), *shard_no));
-        write_shard(&path, pending).map_err(|e| e.to_string())?;
+        write_shard(&path, &all[*written..]).map_err(|e| e.to_string())?;
         *shard_no += 1;
-        pending.clear();
+        *written = all.len();
         Ok(())
     };
     let per_shard = config.selfplay.games_per_shard;
@@ -487,10 +488,9 @@ pub fn selfplay_into_run(
                     return Err("interrupted".into());
                 }
                 plies.set(plies.get() + rec.moves.len() as u64);
-                all.push(rec.clone());
-                pending.push(rec);
-                if pending.len() >= per_shard {
-                    write(&mut pending, &mut shard_no)?;
+                all.push(rec);
+                if all.len() - written >= per_shard {
+                    write(&all, &mut written, &mut shard_no)?;
                 }
                 Ok(())
             },
@@ -511,7 +511,7 @@ pub fn selfplay_into_run(
             },
         );
     // Completed games are kept even when interrupted.
-    write(&mut pending, &mut shard_no).map_err(PipelineError::Other)?;
+    write(&all, &mut written, &mut shard_no).map_err(PipelineError::Other)?;
     if let Err(e) = res {
         if !stop.load(Ordering::Relaxed) {
             return Err(PipelineError::Other(e));
