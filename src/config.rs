@@ -12,6 +12,7 @@ use crate::jungle::Rules;
 use crate::mcts::MctsConfig;
 use crate::nn::model::ModelConfig;
 use crate::selfplay::SelfplayConfig;
+use crate::selfplay::teacher::TeacherConfig;
 use crate::train::TrainConfig;
 
 /// Everything a component can be configured with. Each section has its own defaults.
@@ -30,6 +31,8 @@ pub struct Config {
     pub model: ModelConfig,
     /// Self-play game generation.
     pub selfplay: SelfplayConfig,
+    /// Alpha-beta games that train the first network.
+    pub teacher: TeacherConfig,
     /// The learning loop.
     pub train: TrainConfig,
     /// Where networks run.
@@ -125,6 +128,7 @@ impl Config {
         self.mcts.validate()?;
         self.model.validate()?;
         self.selfplay.validate()?;
+        self.teacher.validate()?;
         self.train.validate()?;
         self.arena.validate()?;
         self.gate.validate()?;

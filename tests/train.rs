@@ -58,9 +58,17 @@ fn smoke_loop_runs_end_to_end() {
     assert!(o.status.success(), "{}", stderr(&o));
     let run = RunDir::new(&dir);
     assert_eq!(gated_generations(&run), [0, 1, 2]);
+    // 8 alpha-beta teacher games (configs/smoke.toml) train generation 1, then 8 self-play games.
     assert_eq!(games_on_disk(&run), 16);
+    let teacher: usize = run
+        .shards()
+        .iter()
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("teacher-"))
+        .map(|p| read_shard(p).unwrap().len())
+        .sum();
+    assert_eq!(teacher, 8);
     let kinds = metric_kinds(&run);
-    for k in ["selfplay", "train", "gate"] {
+    for k in ["teacher", "selfplay", "train", "gate"] {
         assert!(kinds.iter().any(|x| x == k), "no {k} metrics: {kinds:?}");
     }
     let config = Config::load(Some(&run.config_path()), &[]).unwrap();

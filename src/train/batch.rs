@@ -14,7 +14,7 @@ pub struct Batch {
     pub inputs: Array4<f32>,
     /// `[batch, 252]`, each row a probability distribution.
     pub policy: Array2<f32>,
-    /// `[batch, 3]`, one-hot win/draw/loss for the player to move.
+    /// `[batch, 3]`, win/draw/loss probabilities for the player to move.
     pub wdl: Array2<f32>,
 }
 
@@ -28,9 +28,30 @@ impl Batch {
     }
 }
 
+/// The value target of a sample: `(1 - q_ratio)` times the one-hot game result plus `q_ratio`
+/// times the search value `q` read as win/draw/loss probabilities (`q > 0`: win `q`, draw
+/// `1 - q`; `q < 0`: loss `-q`, draw `1 + q`). Always a distribution.
+pub fn value_target(wdl: u8, q: f32, q_ratio: f32) -> [f32; 3] {
+    let mut t = [0.0; 3];
+    t[wdl.min(2) as usize] = 1.0 - q_ratio;
+    let q = q.clamp(-1.0, 1.0);
+    t[0] += q_ratio * q.max(0.0);
+    t[1] += q_ratio * (1.0 - q.abs());
+    t[2] += q_ratio * (-q).max(0.0);
+    t
+}
+
 /// Draws `size` samples uniformly from the window (mirroring each with probability 1/2 when
-/// `mirror`). `None` if the window is empty.
-pub fn sample_batch<R: Rng>(window: &ReplayWindow, rules: &Rules, size: usize, mirror: bool, rng: &mut R) -> Option<Batch> {
+/// `mirror`), their value targets mixed with `q_ratio` of the search value (see
+/// [`value_target`]). `None` if the window is empty.
+pub fn sample_batch<R: Rng>(
+    window: &ReplayWindow,
+    rules: &Rules,
+    size: usize,
+    mirror: bool,
+    q_ratio: f32,
+    rng: &mut R,
+) -> Option<Batch> {
     if window.is_empty() {
         return None;
     }
@@ -52,7 +73,29 @@ pub fn sample_batch<R: Rng>(window: &ReplayWindow, rules: &Rules, size: usize, m
             let a = if flip { mirror_action(a as usize) } else { a as usize };
             row[a] += p;
         }
-        wdl[[i, s.wdl as usize]] = 1.0;
+        for (j, t) in value_target(s.wdl, s.q, q_ratio).into_iter().enumerate() {
+            wdl[[i, j]] = t;
+        }
     }
     Some(Batch { inputs, policy, wdl })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_target;
+
+    #[test]
+    fn value_targets_mix_the_result_with_the_search_value() {
+        assert_eq!(value_target(0, -0.8, 0.0), [1.0, 0.0, 0.0], "ratio 0: the result alone");
+        assert_eq!(value_target(2, 0.5, 1.0), [0.5, 0.5, 0.0], "ratio 1: q alone");
+        let t = value_target(1, -0.6, 0.25);
+        let want = [0.0, 0.75 + 0.25 * 0.4, 0.25 * 0.6];
+        for (a, b) in t.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{t:?} vs {want:?}");
+        }
+        for (wdl, q, r) in [(0u8, 0.3f32, 0.7f32), (2, -1.0, 0.5), (1, 0.0, 0.9), (0, 7.0, 0.3)] {
+            let t = value_target(wdl, q, r);
+            assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-6 && t.iter().all(|&x| x >= 0.0), "{t:?}");
+        }
+    }
 }

@@ -57,6 +57,9 @@ pub struct TrainConfig {
     pub lr_decay_steps: u64,
     /// Weight of the value loss against the policy loss.
     pub value_loss_weight: f64,
+    /// Value target: this fraction of the search's root value q (as win/draw/loss
+    /// probabilities) mixed with the game's result z (lc0's q_ratio; 0: the result alone).
+    pub value_q_ratio: f32,
     /// Mirror half the training positions left-right (the rules are symmetric).
     pub mirror: bool,
     /// Write training metrics every this many steps.
@@ -84,6 +87,7 @@ impl Default for TrainConfig {
             lr_decay: 1.0,
             lr_decay_steps: 0,
             value_loss_weight: 1.0,
+            value_q_ratio: 0.5,
             mirror: true,
             log_every_steps: 10,
             seed: 0,
@@ -105,6 +109,7 @@ impl TrainConfig {
         check_range("train.weight_decay", self.weight_decay, 0.0, 1.0)?;
         check_range("train.lr_decay", self.lr_decay, 0.0, 1.0)?;
         check_range("train.value_loss_weight", self.value_loss_weight, 0.0, 100.0)?;
+        check_range("train.value_q_ratio", self.value_q_ratio, 0.0, 1.0)?;
         check_range("train.log_every_steps", self.log_every_steps, 1, 1_000_000)?;
         Ok(())
     }

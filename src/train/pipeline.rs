@@ -31,6 +31,7 @@ use crate::nn::device::parse_device;
 use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
 use crate::selfplay::record::{GameRecord, RecordError, ShardError, write_shard};
 use crate::selfplay::bootstrap::HeuristicBlend;
+use crate::selfplay::teacher;
 use crate::selfplay::{Counters, RunOptions};
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
@@ -241,6 +242,94 @@ impl Pipeline {
         Ok(summary)
     }
 
+    /// Teacher games in the window (written before the first generation).
+    fn teacher_games(&self) -> u64 {
+        let prefix = format!("{}-", teacher::SHARD_PREFIX);
+        self.window
+            .shards()
+            .filter(|s| s.path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix)))
+            .map(|s| s.games as u64)
+            .sum()
+    }
+
+    /// Before the first generation is trained: the alpha-beta teacher's games (see
+    /// [`crate::selfplay::teacher`]) into games/, up to `[teacher] games` in all, so a resumed
+    /// run plays only the missing ones. Returns the games played now.
+    pub fn teach(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<u64> {
+        let want = self.config.teacher.games;
+        let have = self.teacher_games();
+        if want == 0 || self.meta.iteration > 0 || have >= want {
+            return Ok(0);
+        }
+        let games = want - have;
+        let c = &self.config;
+        tracing::info!("teacher: alpha-beta depth {} plays {games} games for the first network", c.teacher.depth);
+        let stamp = (now() * 1000.0) as u64;
+        let pid = std::process::id();
+        let start = Instant::now();
+        let mut batch: Vec<GameRecord> = Vec::new();
+        let mut shard_no = 0u32;
+        let done = std::cell::Cell::new(0u64);
+        let plies = std::cell::Cell::new(0u64);
+        let games_dir = self.run.games_dir();
+        let per_shard = c.selfplay.games_per_shard;
+        let flush = |batch: &mut Vec<GameRecord>, shard_no: &mut u32| -> std::result::Result<(), String> {
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let path = games_dir.join(format!("{}-{stamp}-{pid}-{:03}.jzg", teacher::SHARD_PREFIX, *shard_no));
+            write_shard(&path, batch).map_err(|e| e.to_string())?;
+            *shard_no += 1;
+            batch.clear();
+            Ok(())
+        };
+        let mut records_for_metrics: Vec<GameRecord> = Vec::new();
+        let res = teacher::play_games(
+            &c.teacher,
+            &c.search,
+            &c.eval,
+            c.rules,
+            have,
+            games,
+            c.train.seed ^ 0x7EAC_4E25,
+            c.selfplay.worker_count(),
+            stop,
+            |rec| {
+                done.set(done.get() + 1);
+                plies.set(plies.get() + rec.moves.len() as u64);
+                records_for_metrics.push(rec.clone());
+                batch.push(rec);
+                if batch.len() >= per_shard {
+                    flush(&mut batch, &mut shard_no)?;
+                }
+                Ok(())
+            },
+            || {
+                let secs = start.elapsed().as_secs_f64().max(1e-9);
+                let (done, plies) = (done.get(), plies.get());
+                progress(
+                    "teacher",
+                    done,
+                    games,
+                    &format!("{:.1} games/s mean length {:.0}", done as f64 / secs, if done > 0 { plies as f64 / done as f64 } else { 0.0 }),
+                );
+            },
+        );
+        // Finished games are kept even when interrupted.
+        flush(&mut batch, &mut shard_no).map_err(PipelineError::Other)?;
+        res.map_err(PipelineError::Other)?;
+        let (done, plies) = (done.get(), plies.get());
+        let summary = SelfplaySummary { games: done, moves: plies, evals: 0, seconds: start.elapsed().as_secs_f64() };
+        if done > 0 {
+            let mut m = selfplay_metrics(&records_for_metrics, 0, &format!("alphabeta:depth={}", c.teacher.depth), &summary);
+            m["kind"] = json!("teacher");
+            self.run.append_metrics(&m)?;
+        }
+        tracing::info!("teacher: {done} games ({plies} plies) in {:.0} s", summary.seconds);
+        self.ingest()?;
+        Ok(done)
+    }
+
     /// Trains on the window for the new data, saves the checkpoint and writes a candidate.
     /// Returns the candidate's generation, or `None` when there was no new data.
     pub fn learn(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<Option<u64>> {
@@ -249,7 +338,8 @@ impl Pipeline {
         }
         let c = self.config.train.clone();
         let window_size = c.window_size(self.meta.samples_seen as usize);
-        self.window.trim(window_size);
+        // Never drop data not trained on yet (a large first batch of teacher games).
+        self.window.trim(window_size.max(self.pending_samples as usize));
         let steps = ((c.samples_per_new_sample * self.pending_samples as f64) / c.batch_size as f64).ceil().max(1.0) as u64;
         let start = Instant::now();
         let mut sum = super::trainer::StepStats::default();
@@ -259,7 +349,7 @@ impl Pipeline {
             if stop.load(Ordering::Relaxed) {
                 return Err(PipelineError::Other("interrupted during training; the last checkpoint is kept".into()));
             }
-            let Some(batch) = sample_batch(&self.window, &self.config.rules, c.batch_size, c.mirror, &mut self.rng) else { break };
+            let Some(batch) = sample_batch(&self.window, &self.config.rules, c.batch_size, c.mirror, c.value_q_ratio, &mut self.rng) else { break };
             let s = self.trainer.step(&batch);
             self.meta.samples_trained += batch.len() as u64;
             sum.policy_loss += s.policy_loss;
@@ -344,6 +434,12 @@ impl Pipeline {
             }
             if stop.load(Ordering::Relaxed) {
                 return Ok(());
+            }
+            if self.meta.iteration == 0 && self.config.teacher.games > 0 {
+                self.teach(progress, stop)?;
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
             }
             if self.pending_games < c.games_per_iteration {
                 self.selfplay(c.games_per_iteration - self.pending_games, progress, stop)?;

@@ -22,6 +22,8 @@ pub struct Sample {
     pub repeated: bool,
     /// Result for the player to move: 0 win, 1 draw, 2 loss.
     pub wdl: u8,
+    /// The search's value of the position for the player to move, in [-1, 1].
+    pub q: f32,
     /// Where this sample's policy target starts in its shard's target list, and its length.
     pub target_start: u32,
     pub target_len: u8,
@@ -81,6 +83,7 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
                 pos: *state.position(),
                 repeated: state.history().current_reps() >= 2,
                 wdl,
+                q: m.root_value.clamp(-1.0, 1.0),
                 target_start: start,
                 target_len: m.visits.len() as u8,
             });
@@ -122,6 +125,11 @@ impl ReplayWindow {
     /// Shard files in the window, oldest first.
     pub fn paths(&self) -> impl Iterator<Item = &Path> {
         self.shards.iter().map(|s| s.path.as_path())
+    }
+
+    /// The shards in the window, oldest first.
+    pub fn shards(&self) -> impl Iterator<Item = &ShardSamples> {
+        self.shards.iter()
     }
 
     pub fn contains(&self, path: &Path) -> bool {

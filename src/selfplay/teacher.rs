@@ -1,0 +1,345 @@
+//! Games played by the alpha-beta engine to teach the first network (the warm start of expert
+//! iteration).
+//!
+//! A network trained from random weights has to discover captures and den attacks by itself
+//! before its games teach it anything. The shipped alpha-beta engine already knows them, and it
+//! is cheap: scoring every root move by a shallow search costs a few thousand nodes. So before
+//! the first self-play generation, `train` can have the engine play `[teacher] games` games and
+//! record, for every position, a policy target `softmax(score / policy_temperature)` over the
+//! scores of all legal moves and the value `tanh(best score / value_scale)`. They are written as
+//! ordinary game shards (the target as integer "visits" per move, the value as the root value),
+//! so the replay window, training, resume and reports treat them like any other games; after the
+//! first generations the window fills with self-play and the teacher's games leave it.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::record::{GameRecord, MoveRecord};
+use crate::alphabeta::{Engine, Eval, EvalWeights, Limits, SearchConfig, WIN, WIN_BOUND};
+use crate::config::{ConfigError, check_range};
+use crate::game::{Game, Outcome, Reason, Turn};
+use crate::jungle::{JungleGame, Move, Rules, Side, fen};
+
+/// Prefix of the shard files holding teacher games (the run directory's games/).
+pub const SHARD_PREFIX: &str = "teacher";
+
+/// Sum of the integer "visits" a policy target is written as.
+const TARGET_TOTAL: f32 = 1000.0;
+
+/// `[teacher]`: alpha-beta games that train the first network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TeacherConfig {
+    /// Games the engine plays before the first self-play generation (0: none, a pure zero run).
+    pub games: u64,
+    /// Each legal move is scored by a search this deep (the reply searched to `depth - 1`).
+    pub depth: u32,
+    /// Policy target: softmax of the move scores divided by this (centi-units).
+    pub policy_temperature: f32,
+    /// Moves played: sampled from the softmax of the scores divided by this (centi-units)...
+    pub play_temperature: f32,
+    /// ...for this many plies after the opening, then the best-scored move.
+    pub sample_plies: u32,
+    /// Random plies opening each game (not recorded as targets).
+    pub opening_plies: u32,
+    /// Value target: tanh(best score / this).
+    pub value_scale: f32,
+    /// Transposition table of each teacher thread, MiB.
+    pub hash_mb: usize,
+}
+
+impl Default for TeacherConfig {
+    fn default() -> Self {
+        TeacherConfig {
+            games: 1200,
+            depth: 4,
+            policy_temperature: 50.0,
+            play_temperature: 50.0,
+            sample_plies: 20,
+            opening_plies: 4,
+            value_scale: 500.0,
+            hash_mb: 16,
+        }
+    }
+}
+
+impl TeacherConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("teacher.games", self.games, 0, 100_000_000)?;
+        check_range("teacher.depth", self.depth, 1, 32)?;
+        check_range("teacher.policy_temperature", self.policy_temperature, 1.0, 100_000.0)?;
+        check_range("teacher.play_temperature", self.play_temperature, 1.0, 100_000.0)?;
+        check_range("teacher.sample_plies", self.sample_plies, 0, 10_000)?;
+        check_range("teacher.opening_plies", self.opening_plies, 0, 100)?;
+        check_range("teacher.value_scale", self.value_scale, 1.0, 100_000.0)?;
+        check_range("teacher.hash_mb", self.hash_mb, 1, 1 << 16)?;
+        Ok(())
+    }
+}
+
+/// The value of an alpha-beta score (side to move) in [-1, 1]: forced results are ±1.
+pub fn score_value(score: i32, scale: f32) -> f32 {
+    if score >= WIN_BOUND {
+        1.0
+    } else if score <= -WIN_BOUND {
+        -1.0
+    } else {
+        (score as f32 / scale).tanh()
+    }
+}
+
+/// A move's score for the side to move (centi-units; forced results near ±`WIN`).
+struct Scored {
+    mv: Move,
+    score: i32,
+}
+
+/// Plays teacher games with one engine (one thread).
+pub struct Teacher {
+    engine: Engine,
+    config: TeacherConfig,
+    rules: Rules,
+    scored: Vec<Scored>,
+    weights: Vec<f32>,
+}
+
+impl Teacher {
+    pub fn new(config: &TeacherConfig, search: &SearchConfig, eval: &EvalWeights, rules: Rules) -> Teacher {
+        let mut s = search.clone();
+        s.hash_mb = config.hash_mb;
+        s.threads = 1;
+        Teacher { engine: Engine::new(&s, Eval::new(eval, rules)), config: config.clone(), rules, scored: Vec::new(), weights: Vec::new() }
+    }
+
+    /// Scores every legal move of `g` (which must be a live position) into `self.scored`,
+    /// best first.
+    fn score_moves(&mut self, g: &JungleGame) {
+        self.scored.clear();
+        let mover = g.side_to_move();
+        let child_limits = Limits::depth(self.config.depth.saturating_sub(1).max(1));
+        for &mv in g.legal_moves().iter() {
+            let mut child = g.clone();
+            child.play_move_unchecked(mv);
+            let score = match child.turn() {
+                Turn::Over(o) => match o.winner {
+                    None => 0,
+                    Some(w) if w == mover.player() => WIN - 1,
+                    Some(_) => -(WIN - 1),
+                },
+                _ if self.config.depth <= 1 => -self.engine.eval().evaluate(child.position()),
+                _ => {
+                    let r = self.engine.search(&child, &child_limits, &mut |_| {});
+                    // A forced result found below the root is one ply further from here.
+                    let v = -r.value;
+                    if v >= WIN_BOUND { v - 1 } else if v <= -WIN_BOUND { v + 1 } else { v }
+                }
+            };
+            self.scored.push(Scored { mv, score });
+        }
+        self.scored.sort_by(|a, b| b.score.cmp(&a.score));
+    }
+
+    /// Softmax weights of the scored moves at `temperature`, into `self.weights`.
+    fn softmax(&mut self, temperature: f32) {
+        let best = self.scored.first().map_or(0, |s| s.score);
+        self.weights.clear();
+        for s in &self.scored {
+            // Clamp so that forced results act as very large, finite differences.
+            let d = (s.score - best).max(-10_000) as f32;
+            self.weights.push((d / temperature).exp());
+        }
+        let total: f32 = self.weights.iter().sum();
+        for w in self.weights.iter_mut() {
+            *w /= total;
+        }
+    }
+
+    /// One game from the start position, seeded by `seed`.
+    pub fn play_game(&mut self, seed: u64) -> GameRecord {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut g = JungleGame::start(self.rules);
+        let mut record = GameRecord {
+            rules: self.rules,
+            model_id: format!("alphabeta:depth={}", self.config.depth),
+            seed,
+            root_fen: fen(g.position()),
+            moves: Vec::with_capacity(200),
+            winner: None,
+            reason: Reason::MoveCap,
+            would_resign: None,
+        };
+        self.engine.clear();
+        let outcome: Outcome = loop {
+            let ply = record.moves.len() as u32;
+            match g.turn() {
+                Turn::Over(o) => break o,
+                Turn::Chance => unreachable!("Jungle has no chance events"),
+                Turn::Player(_) => {}
+            }
+            if ply < self.config.opening_plies {
+                let legal = g.legal_moves();
+                let mv = legal[rng.random_range(0..legal.len())];
+                record.moves.push(MoveRecord { mv, full_search: false, root_value: 0.0, visits: Vec::new() });
+                g.play_move_unchecked(mv);
+                continue;
+            }
+            self.score_moves(&g);
+            let value = score_value(self.scored[0].score, self.config.value_scale);
+            self.softmax(self.config.policy_temperature);
+            let mut visits: Vec<(Move, u32)> = Vec::with_capacity(self.scored.len());
+            for (s, &w) in self.scored.iter().zip(&self.weights) {
+                let n = (w * TARGET_TOTAL).round() as u32;
+                if n > 0 {
+                    visits.push((s.mv, n));
+                }
+            }
+            let mv = if ply < self.config.opening_plies + self.config.sample_plies {
+                self.softmax(self.config.play_temperature);
+                let mut x: f32 = rng.random();
+                let mut pick = self.scored[0].mv;
+                for (s, &w) in self.scored.iter().zip(&self.weights) {
+                    x -= w;
+                    if x <= 0.0 {
+                        pick = s.mv;
+                        break;
+                    }
+                }
+                pick
+            } else {
+                self.scored[0].mv
+            };
+            record.moves.push(MoveRecord { mv, full_search: true, root_value: value, visits });
+            g.play_move_unchecked(mv);
+        };
+        record.winner = outcome.winner.map(Side::from_player);
+        record.reason = outcome.reason;
+        record
+    }
+}
+
+/// Plays `games` teacher games (indices `first..first + games`, seeded from `seed`) on
+/// `threads` threads, handing each finished game to `on_game` on the calling thread. Stops
+/// early when `stop` is raised or `on_game` fails; `on_tick` runs about every 200 ms.
+#[allow(clippy::too_many_arguments)]
+pub fn play_games(
+    config: &TeacherConfig,
+    search: &SearchConfig,
+    eval: &EvalWeights,
+    rules: Rules,
+    first: u64,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    stop: &AtomicBool,
+    mut on_game: impl FnMut(GameRecord) -> Result<(), String>,
+    mut on_tick: impl FnMut(),
+) -> Result<(), String> {
+    let next = AtomicU64::new(0);
+    let (tx, rx) = mpsc::channel();
+    let quit = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            let tx = tx.clone();
+            let (next, quit) = (&next, &quit);
+            scope.spawn(move || {
+                let mut teacher = Teacher::new(config, search, eval, rules);
+                loop {
+                    if quit.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= games {
+                        return;
+                    }
+                    let rec = teacher.play_game(super::slot::game_seed(seed, first + i));
+                    if tx.send(rec).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut result = Ok(());
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(rec) => {
+                    if let Err(e) = on_game(rec) {
+                        quit.store(true, Ordering::Relaxed);
+                        result = Err(e);
+                        break;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            on_tick();
+        }
+        on_tick();
+        result
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selfplay::record::{decode_shard, encode_shard};
+
+    fn small() -> TeacherConfig {
+        TeacherConfig { games: 1, depth: 2, sample_plies: 6, ..TeacherConfig::default() }
+    }
+
+    #[test]
+    fn targets_are_distributions_over_legal_moves_and_the_record_replays() {
+        let rules = Rules { max_plies: 60, ..Rules::default() };
+        let mut t = Teacher::new(&small(), &SearchConfig::default(), &EvalWeights::default(), rules);
+        let rec = t.play_game(7);
+        assert_eq!(rec.moves.len(), 60.min(rec.moves.len()));
+        let mut targets = 0;
+        rec.replay(|g, m| {
+            if !m.full_search {
+                assert!(m.visits.is_empty());
+                return;
+            }
+            targets += 1;
+            let legal = g.legal_moves();
+            let total: u32 = m.visits.iter().map(|v| v.1).sum();
+            assert!((990..=1010).contains(&total), "target sums to ~1000: {total}");
+            for (mv, _) in &m.visits {
+                assert!(legal.contains(mv), "target move {mv} is legal");
+            }
+            assert!((-1.0..=1.0).contains(&m.root_value));
+        })
+        .unwrap();
+        assert_eq!(targets, rec.moves.len() - 4, "every move after the 4 opening plies is a target");
+        // Same seed, same game.
+        assert_eq!(t.play_game(7), rec);
+    }
+
+    #[test]
+    fn a_winning_capture_gets_the_target_and_value() {
+        // Blue has only its Rat, on a4; Red's Lion on a3 takes it and wins by annihilation.
+        let rules = Rules::default();
+        let g = JungleGame::from_fen("7/7/7/7/7/r6/L6/7/E6 w", rules).unwrap();
+        let mut t = Teacher::new(&small(), &SearchConfig::default(), &EvalWeights::default(), rules);
+        t.score_moves(&g);
+        assert_eq!(t.scored[0].mv.to_string(), "a3xa4");
+        assert!(t.scored[0].score >= WIN_BOUND);
+        assert_eq!(score_value(t.scored[0].score, 500.0), 1.0);
+        t.softmax(50.0);
+        assert!(t.weights[0] > 0.99);
+    }
+
+    #[test]
+    fn teacher_games_round_trip_through_the_shard_format() {
+        let rules = Rules { max_plies: 40, ..Rules::default() };
+        let mut t = Teacher::new(&small(), &SearchConfig::default(), &EvalWeights::default(), rules);
+        let games = vec![t.play_game(1), t.play_game(2)];
+        let back = decode_shard(&encode_shard(&games)).unwrap();
+        assert_eq!(back, games);
+    }
+}
