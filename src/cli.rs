@@ -147,6 +147,18 @@ pub enum BenchCommand {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// The configured gate's promotion probability and games played as functions of the
+    /// candidate's true Elo difference (simulated matches).
+    Gate {
+        /// Draw ratio of the simulated games.
+        #[arg(long, default_value_t = 0.3)]
+        draws: f64,
+        /// Simulated matches per Elo difference.
+        #[arg(long, default_value_t = 4000)]
+        trials: u32,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Fixed-depth alpha-beta searches of a fixed set of positions; prints the total node
     /// count (a signature of the search) and nodes per second.
     Search {

@@ -176,3 +176,39 @@ fn mirroring_commutes_with_encoding_and_move_generation() {
         assert_eq!(a, b);
     }
 }
+
+fn gumbel_searched(fen: &str, sims: u32, m: u32, noise: bool) -> Search<JungleGame> {
+    let g = JungleGame::new(parse_fen(fen).unwrap(), Rules::default());
+    let config = MctsConfig { algorithm: junglezero::mcts::Algorithm::Gumbel, gumbel_considered: m, ..MctsConfig::default() };
+    let mut s = Search::new(g, &config, 3);
+    s.set_budget(sims);
+    if noise {
+        s.request_noise();
+    }
+    let mut cache = NnCache::new(1 << 12, 32);
+    let mut buf = EvalBuffers::new::<JungleGame>(1);
+    run_plain(&mut s, &UniformEvaluator::default(), &mut cache, sims, &mut buf);
+    s
+}
+
+#[test]
+fn gumbel_search_spends_its_budget_on_at_most_m_root_moves_and_finds_the_den_entry() {
+    let fen = "l3D1t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C5/T5L w";
+    for noise in [false, true] {
+        let s = gumbel_searched(fen, 64, 4, noise);
+        let children: u32 = s.root_children().map(|c| c.1).sum();
+        assert_eq!(children, 63, "every simulation after the root's expansion visits one child");
+        let visited = s.root_children().filter(|c| c.1 > 0).count();
+        assert!(visited <= 4, "only the m = 4 sampled moves are searched: {visited}");
+        // With m above the move count every move is considered and the den entry wins.
+        let s = gumbel_searched(fen, 64, 64, noise);
+        assert_eq!(s.root_children().map(|c| c.1).sum::<u32>(), 63);
+        assert_eq!(s.best_move().unwrap().to_string(), "e9d9", "noise {noise}");
+        let mut policy = Vec::new();
+        s.improved_policy(&mut policy);
+        let total: f32 = policy.iter().map(|p| p.1).sum();
+        assert!((total - 1.0).abs() < 1e-4, "{total}");
+        let best = policy.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+        assert_eq!(best.0.to_string(), "e9d9", "the improved policy prefers the winning move");
+    }
+}

@@ -66,7 +66,7 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                 let mut slots: Vec<Slot> = (0..n)
                     .map(|_| Slot {
                         game: root.clone(),
-                        searches: [Search::new(root.clone(), quiet, 0), Search::new(root.clone(), quiet, 0)],
+                        searches: [budgeted(Search::new(root.clone(), quiet, 0), sims), budgeted(Search::new(root.clone(), quiet, 0), sims)],
                         pair: 0,
                         a_red: true,
                         opening_plies: 0,
@@ -171,4 +171,10 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
     });
     out.games.sort_by_key(|g| (g.pair, !g.a_red));
     out
+}
+
+/// A search planned for `sims` simulations per move.
+fn budgeted(mut s: Search<JungleGame>, sims: u32) -> Search<JungleGame> {
+    s.set_budget(sims);
+    s
 }

@@ -5,6 +5,7 @@ pub mod batched;
 pub mod bt;
 pub mod external;
 pub mod gate;
+pub mod gate_curve;
 pub mod openings;
 pub mod pgn;
 pub mod play;

@@ -118,8 +118,18 @@ impl Tally {
         }
     }
 
-    /// Likelihood of superiority: the probability that A is the stronger player.
+    /// Likelihood of superiority: the probability that A is the stronger player. With complete
+    /// pairs it comes from the pentanomial mean and its standard error, `Φ((m − ½) / se)`, so
+    /// the openings' bias leaves the variance as it does for the Elo interval; without pairs,
+    /// from the decisive games, `Φ((W − L) / √(W + L))`.
     pub fn los(&self) -> f64 {
+        if self.pairs() > 0 {
+            let (m, var, n) = self.pair_moments();
+            if var <= 0.0 {
+                return if m > 0.5 { 1.0 } else if m < 0.5 { 0.0 } else { 0.5 };
+            }
+            return phi((m - 0.5) / (var / n).sqrt());
+        }
         let decisive = (self.wins + self.losses) as f64;
         if decisive == 0.0 {
             return 0.5;
@@ -279,6 +289,13 @@ mod tests {
         assert!(close(t.los(), 0.977_249_868, 1e-6));
         let even = Tally { wins: 5, losses: 5, draws: 0, penta: [0; 5] };
         assert!(close(even.los(), 0.5, 1e-12));
+        // Paired: pairs scoring 2, 2, 1, 1.5 normalised to 1, 1, 0.5, 0.75: mean 0.8125,
+        // variance 0.04296875, se = sqrt(0.04296875 / 4) = 0.103645; Phi(0.3125 / 0.103645)
+        // = Phi(3.015113) = 0.998715.
+        let paired = Tally { wins: 6, losses: 1, draws: 1, penta: [0, 0, 1, 1, 2] };
+        assert!(close(paired.los(), 0.998_715, 1e-5), "{}", paired.los());
+        // The game formula would say Phi(5 / sqrt(7)) = 0.970611 for the same games.
+        assert!(!close(paired.los(), 0.970_611, 1e-3));
     }
 
     #[test]

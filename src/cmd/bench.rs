@@ -24,6 +24,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Nn { max_batch, threads, seconds, config } => bench_nn(max_batch, threads, seconds, &config),
         BenchCommand::Selfplay { seconds, config } => bench_selfplay(seconds, &config),
         BenchCommand::Train { steps, config } => bench_train(steps, &config),
+        BenchCommand::Gate { draws, trials, config } => bench_gate(draws, trials, &config),
     }
 }
 
@@ -167,6 +168,28 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
 
 /// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
 /// net, on the configured device.
+/// The gate's operating curve: promotion probability against the true Elo difference.
+fn bench_gate(draws: f64, trials: u32, args: &ConfigArgs) -> anyhow::Result<()> {
+    use junglezero::arena::gate_curve::{best_case_llr, promotion_curve};
+    let config = super::load_config(args)?;
+    let g = &config.gate;
+    let mut out = std::io::stdout().lock();
+    let (lo, hi) = g.sprt().bounds();
+    writeln!(
+        out,
+        "gate: enabled {} max_games {} SPRT elo0 {} elo1 {} alpha {} beta {} (LLR bounds {lo:.2} / {hi:.2}), undecided: accept at score >= {}",
+        g.enabled, g.max_games, g.elo0, g.elo1, g.alpha, g.beta, g.undecided_min_score
+    )?;
+    writeln!(out, "best-case LLR within max_games: {:.2} ({})", best_case_llr(g), if best_case_llr(g) >= hi { "the SPRT can accept" } else { "the SPRT can never accept H1" })?;
+    writeln!(out, "simulated: {trials} matches per point, draw ratio {draws}")?;
+    writeln!(out, "{:>8} {:>10} {:>14} {:>10}", "elo", "P(promote)", "P(by SPRT H1)", "games")?;
+    let elos = [-200.0, -100.0, -50.0, -25.0, 0.0, 25.0, 50.0, 100.0, 200.0];
+    for p in promotion_curve(g, &elos, draws, trials, 1) {
+        writeln!(out, "{:>8.0} {:>10.3} {:>14.3} {:>10.1}", p.elo, p.promote, p.promote_by_sprt, p.games)?;
+    }
+    Ok(())
+}
+
 fn bench_train(steps: u32, args: &ConfigArgs) -> anyhow::Result<()> {
     use junglezero::train::batch::Batch;
     use junglezero::train::trainer::{Trainer, optimizer};

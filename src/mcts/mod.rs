@@ -1,6 +1,7 @@
 //! Monte-Carlo tree search with PUCT, generic over the game and the evaluator.
 
 pub mod driver;
+pub mod gumbel;
 pub mod player;
 pub mod search;
 pub mod tree;
@@ -13,10 +14,30 @@ pub use driver::{EvalBuffers, run_batched, run_plain};
 pub use player::MctsPlayer;
 pub use search::{Search, Step};
 
+/// How the tree is searched.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// AlphaZero's PUCT with Dirichlet noise and visit-count targets.
+    #[default]
+    Puct,
+    /// Gumbel search: Gumbel-top-k root sampling with sequential halving, deterministic
+    /// selection below the root, and the improved policy as the target (see [`gumbel`]).
+    Gumbel,
+}
+
 /// `[mcts]`: the tree search's settings (self-play, the arena and the protocol share them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MctsConfig {
+    /// "puct" or "gumbel".
+    pub algorithm: Algorithm,
+    /// Gumbel: root actions considered by sequential halving (m).
+    pub gumbel_considered: u32,
+    /// Gumbel: c_visit of σ(q) = (c_visit + max N) · c_scale · q̂.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: c_scale of the same (values rescaled to [0, 1] among siblings).
+    pub gumbel_c_scale: f32,
     /// Exploration constant of PUCT.
     pub c_puct: f32,
     /// First-play urgency: an unvisited child is valued at the parent's value minus this times
@@ -40,6 +61,10 @@ pub struct MctsConfig {
 impl Default for MctsConfig {
     fn default() -> Self {
         MctsConfig {
+            algorithm: Algorithm::Puct,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 0.1,
             c_puct: 1.5,
             fpu_reduction: 0.25,
             fpu_reduction_root: 0.1,
@@ -53,7 +78,14 @@ impl Default for MctsConfig {
 }
 
 impl MctsConfig {
+    pub fn gumbel_params(&self) -> gumbel::GumbelParams {
+        gumbel::GumbelParams { considered: self.gumbel_considered, c_visit: self.gumbel_c_visit, c_scale: self.gumbel_c_scale }
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("mcts.gumbel_considered", self.gumbel_considered, 1, 1024)?;
+        check_range("mcts.gumbel_c_visit", self.gumbel_c_visit, 0.0, 10_000.0)?;
+        check_range("mcts.gumbel_c_scale", self.gumbel_c_scale, 0.0, 100.0)?;
         check_range("mcts.c_puct", self.c_puct, 0.0, 100.0)?;
         check_range("mcts.fpu_reduction", self.fpu_reduction, -2.0, 2.0)?;
         check_range("mcts.fpu_reduction_root", self.fpu_reduction_root, -2.0, 2.0)?;

@@ -56,6 +56,7 @@ impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
         let sims = limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32);
         let deadline = limits.hard_time().map(|t| start + t);
         let mut search = Search::new(game.clone(), &self.config, game.position().hash());
+        search.set_budget(if sims == u32::MAX { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;
         while done < sims && !self.stop.load(Ordering::Relaxed) {

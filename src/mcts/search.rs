@@ -10,7 +10,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma};
 
-use super::MctsConfig;
+use super::gumbel::{self, GumbelParams};
+use super::{Algorithm, MctsConfig};
 use super::tree::{CHANCE, EXPANDED, Node, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
 use crate::game::{Encode, Player, Turn};
 use crate::nn::cache::NnCache;
@@ -38,8 +39,16 @@ pub struct Search<G: Encode> {
     pair_buf: Vec<(u16, f32)>,
     config: MctsConfig,
     rng: ChaCha8Rng,
-    /// Apply Dirichlet noise as soon as the root is expanded.
+    /// Apply Dirichlet noise (Gumbel: sample the Gumbel variables) as soon as the root is
+    /// expanded.
     noise_pending: bool,
+    /// Gumbel search: the root children's Gumbel variables (empty: all zero).
+    gumbel: Vec<f32>,
+    /// Gumbel search: target visit count of each root simulation (built on first use).
+    schedule: Vec<u32>,
+    /// Simulations this search is expected to run (the sequential-halving budget).
+    budget: u32,
+    gumbel_params: GumbelParams,
 }
 
 impl<G: Encode> Search<G> {
@@ -56,7 +65,40 @@ impl<G: Encode> Search<G> {
             config: config.clone(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             noise_pending: false,
+            gumbel: Vec::with_capacity(G::MAX_MOVES),
+            schedule: Vec::new(),
+            budget: config.playouts.max(1),
+            gumbel_params: config.gumbel_params(),
         }
+    }
+
+    fn is_gumbel(&self) -> bool {
+        self.config.algorithm == Algorithm::Gumbel
+    }
+
+    /// The number of simulations the next searches will run (Gumbel search plans its
+    /// sequential halving for it; PUCT ignores it).
+    pub fn set_budget(&mut self, sims: u32) {
+        if self.budget != sims.max(1) {
+            self.budget = sims.max(1);
+            self.schedule.clear();
+        }
+    }
+
+    /// Gumbel search's improved policy at the root, `softmax(logits + σ(completed Q))`, as
+    /// (move, probability) pairs over the root's moves (empty before the root is expanded).
+    pub fn improved_policy(&self, out: &mut Vec<(G::Move, f32)>) {
+        out.clear();
+        let r = self.tree.root();
+        if r.state != EXPANDED || r.to_move == CHANCE {
+            return;
+        }
+        let s = sign(r.to_move);
+        let children = &self.tree.nodes[r.children()];
+        let mut logits = Vec::with_capacity(children.len());
+        gumbel::improved_logits(children, s, r.terminal_value * s, &self.gumbel_params, &mut logits);
+        gumbel::softmax_in_place(&mut logits);
+        out.extend(children.iter().zip(logits).map(|(c, p)| (c.mv, p)));
     }
 
     pub fn root_state(&self) -> &G {
@@ -118,6 +160,15 @@ impl<G: Encode> Search<G> {
 
     fn apply_noise(&mut self) {
         self.noise_pending = false;
+        if self.is_gumbel() {
+            let root = *self.tree.root();
+            self.gumbel.clear();
+            for _ in root.children() {
+                let u: f32 = self.rng.random::<f32>().clamp(1e-7, 1.0 - 1e-7);
+                self.gumbel.push(-(-u.ln()).ln());
+            }
+            return;
+        }
         let (alpha, frac) = (self.config.dirichlet_alpha, self.config.dirichlet_fraction);
         let root = *self.tree.root();
         if frac <= 0.0 || root.num_children < 2 || root.to_move == CHANCE {
@@ -137,6 +188,29 @@ impl<G: Encode> Search<G> {
             let n = &mut self.tree.nodes[c];
             n.prior = (1.0 - frac) * n.prior + frac * self.prior_buf[i] / total;
         }
+    }
+
+    /// Gumbel search's child choice: sequential halving at the root, the improved policy's
+    /// deterministic rule below it.
+    fn select_child_gumbel(&mut self, id: u32) -> u32 {
+        let node = self.tree.nodes[id as usize];
+        let s = sign(node.to_move);
+        let v_net = node.terminal_value * s;
+        let children = &self.tree.nodes[node.children()];
+        let p = &self.gumbel_params;
+        if id == ROOT {
+            if self.schedule.is_empty() {
+                let m = p.considered.min(node.num_children as u32);
+                gumbel::halving_schedule(m, self.budget, &mut self.schedule);
+            }
+            let k: u32 = children.iter().map(|c| c.visits).sum();
+            if let Some(&target) = self.schedule.get(k as usize) {
+                if let Some(i) = gumbel::select_root(children, s, v_net, &self.gumbel, target, p) {
+                    return node.first_child + i as u32;
+                }
+            }
+        }
+        node.first_child + gumbel::select_non_root(children, s, v_net, p) as u32
     }
 
     /// PUCT child choice at an expanded player node.
@@ -229,7 +303,13 @@ impl<G: Encode> Search<G> {
                     return Step::Done;
                 }
                 EXPANDED => {
-                    let child = if node.to_move == CHANCE { self.sample_chance(id) } else { self.select_child(id) };
+                    let child = if node.to_move == CHANCE {
+                        self.sample_chance(id)
+                    } else if self.is_gumbel() {
+                        self.select_child_gumbel(id)
+                    } else {
+                        self.select_child(id)
+                    };
                     let mv = self.tree.nodes[child as usize].mv;
                     self.scratch.play_unchecked(mv);
                     self.path.push(child);
@@ -258,6 +338,7 @@ impl<G: Encode> Search<G> {
                         if let Some((v, pairs)) = cache.get(key) {
                             let v_first = v * sign(player_index(p));
                             self.expand_player(id, player_index(p), pairs);
+                            self.tree.nodes[id as usize].terminal_value = v_first;
                             self.backprop(v_first);
                             return Step::Done;
                         }
@@ -296,12 +377,22 @@ impl<G: Encode> Search<G> {
         cache.insert(self.scratch.input_hash(), value, pairs.iter().copied());
         self.expand_player(id, player_index(p), &pairs);
         self.pair_buf = pairs;
-        self.backprop(value * sign(player_index(p)));
+        let v_first = value * sign(player_index(p));
+        self.tree.nodes[id as usize].terminal_value = v_first;
+        self.backprop(v_first);
     }
 
-    /// The most visited root move (ties: higher prior).
+    /// The most visited root move (ties: higher prior; Gumbel search: ties by
+    /// `g + logit + σ(q̂)`, the survivor of sequential halving).
     pub fn best_move(&self) -> Option<G::Move> {
         let r = self.tree.root();
+        if self.is_gumbel() && r.state == EXPANDED && r.to_move != CHANCE {
+            let s = sign(r.to_move);
+            let children = &self.tree.nodes[r.children()];
+            if let Some(i) = gumbel::final_choice(children, s, r.terminal_value * s, &self.gumbel, &self.gumbel_params) {
+                return Some(children[i].mv);
+            }
+        }
         self.tree.nodes[r.children()]
             .iter()
             .max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior)))
@@ -310,8 +401,9 @@ impl<G: Encode> Search<G> {
 
     /// A root move sampled with probability proportional to `visits^(1/temperature)`; the most
     /// visited move when the temperature is (near) zero.
+    /// Gumbel search always plays its sequential-halving survivor (its Gumbel noise explores).
     pub fn choose_move(&mut self, temperature: f32) -> Option<G::Move> {
-        if temperature < 1e-3 {
+        if temperature < 1e-3 || self.is_gumbel() {
             return self.best_move();
         }
         let r = *self.tree.root();
@@ -339,7 +431,11 @@ impl<G: Encode> Search<G> {
         let r = *self.tree.root();
         let child = r.children().find(|&c| self.tree.nodes[c].mv == mv);
         self.root_state.play_unchecked(mv);
+        self.gumbel.clear();
+        self.schedule.clear();
         match child {
+            // Gumbel search plans each move's visits from scratch.
+            _ if self.is_gumbel() => self.tree.reset(),
             Some(c) if self.tree.nodes[c].state != UNEXPANDED || self.tree.nodes[c].visits > 0 => {
                 self.tree.reroot(c as u32);
             }
@@ -354,6 +450,8 @@ impl<G: Encode> Search<G> {
         self.tree.reset();
         self.pending = None;
         self.noise_pending = false;
+        self.gumbel.clear();
+        self.schedule.clear();
     }
 
     /// Reseeds the search's random numbers (noise, temperature, chance sampling).

@@ -22,13 +22,27 @@ pub struct Node<M> {
     pub visits: u32,
     /// Sum of backed-up values, first player's view.
     pub value_sum: f32,
-    /// The exact value of a finished game, first player's view (`TERMINAL` nodes).
+    /// First player's view: the exact value of a finished game (`TERMINAL` nodes), or the
+    /// network's value of the position (`EXPANDED` player nodes; Gumbel search reads it).
     pub terminal_value: f32,
     pub first_child: u32,
     pub num_children: u16,
     pub state: u8,
     /// Who acts here once expanded: 0 first player, 1 second, [`CHANCE`].
     pub to_move: u8,
+}
+
+impl<M> Node<M> {
+    /// Mean value from the first player's view (0 when unvisited).
+    #[inline(always)]
+    pub fn mean(&self) -> f32 {
+        if self.visits == 0 { 0.0 } else { self.value_sum / self.visits as f32 }
+    }
+
+    #[inline(always)]
+    pub fn children(&self) -> std::ops::Range<usize> {
+        self.first_child as usize..self.first_child as usize + self.num_children as usize
+    }
 }
 
 impl<M: Default> Node<M> {
@@ -44,17 +58,6 @@ impl<M: Default> Node<M> {
             state: UNEXPANDED,
             to_move: 0,
         }
-    }
-
-    /// Mean value from the first player's view (0 when unvisited).
-    #[inline(always)]
-    pub fn mean(&self) -> f32 {
-        if self.visits == 0 { 0.0 } else { self.value_sum / self.visits as f32 }
-    }
-
-    #[inline(always)]
-    pub fn children(&self) -> std::ops::Range<usize> {
-        self.first_child as usize..self.first_child as usize + self.num_children as usize
     }
 }
 

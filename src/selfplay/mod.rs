@@ -3,6 +3,7 @@
 pub mod bootstrap;
 pub mod record;
 pub mod slot;
+pub mod teacher;
 pub mod worker;
 
 use serde::{Deserialize, Serialize};
@@ -66,7 +67,7 @@ impl Default for SelfplayConfig {
             resign_playout_fraction: 0.1,
             games_per_shard: 64,
             tree_reuse: true,
-            heuristic_weight: 0.5,
+            heuristic_weight: 0.0,
             heuristic_generations: 10,
             heuristic_scale: 500.0,
         }

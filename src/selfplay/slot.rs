@@ -11,7 +11,11 @@ use super::SelfplayConfig;
 use super::record::{GameRecord, MoveRecord};
 use crate::game::{Game, Outcome, Reason, Turn};
 use crate::jungle::{JungleGame, Side, fen};
-use crate::mcts::{MctsConfig, Search, Step};
+use crate::jungle::Move;
+use crate::mcts::{Algorithm, MctsConfig, Search, Step};
+
+/// Sum of the integer counts an improved-policy target is written as.
+const TARGET_TOTAL: f32 = 1000.0;
 use crate::nn::cache::NnCache;
 
 /// The seed of game `index` in a run seeded with `base`.
@@ -34,6 +38,7 @@ pub struct Slot {
     /// Resignation disabled for this game (to measure false resignations).
     no_resign: bool,
     active: bool,
+    policy_buf: Vec<(Move, f32)>,
 }
 
 impl Slot {
@@ -58,6 +63,7 @@ impl Slot {
             resign_run: [0; 2],
             no_resign: false,
             active: false,
+            policy_buf: Vec::with_capacity(crate::jungle::MAX_MOVES),
         }
     }
 
@@ -96,7 +102,10 @@ impl Slot {
         self.full = self.rng.random::<f32>() < self.config.full_search_prob;
         self.sims_target = if self.full { self.config.full_sims } else { self.config.fast_sims }.max(1);
         self.sims_done = 0;
-        if self.full {
+        self.search.set_budget(self.sims_target);
+        // Gumbel search explores through its Gumbel noise on every move; PUCT gets Dirichlet
+        // noise on full searches only.
+        if self.full || self.search.config().algorithm == Algorithm::Gumbel {
             self.search.request_noise();
         }
     }
@@ -127,10 +136,18 @@ impl Slot {
     pub fn play_move(&mut self) -> Option<GameRecord> {
         let mover = self.search.root_state().side_to_move();
         let value = self.search.root_value();
-        let visits = if self.full {
-            self.search.root_children().filter(|c| c.1 > 0).map(|(m, v, _, _)| (m, v)).collect()
-        } else {
+        let visits = if !self.full {
             Vec::new()
+        } else if self.search.config().algorithm == Algorithm::Gumbel {
+            // The improved policy, as integer counts summing to about TARGET_TOTAL.
+            self.search.improved_policy(&mut self.policy_buf);
+            self.policy_buf
+                .iter()
+                .map(|&(m, p)| (m, (p * TARGET_TOTAL).round() as u32))
+                .filter(|&(_, n)| n > 0)
+                .collect()
+        } else {
+            self.search.root_children().filter(|c| c.1 > 0).map(|(m, v, _, _)| (m, v)).collect()
         };
         // Resignation: the mover's value stayed below the threshold for enough of its moves.
         if self.config.resign_threshold > -1.0 {
