@@ -89,7 +89,7 @@ pub fn play_ladder(run: &RunDir, config: &Config, generation: u64, model: &std::
     let calibrated = read_matches(run).iter().any(|m| m.source == "calibration");
     if !calibrated {
         for w in depths.windows(2) {
-            let t = ladder_match(run, config, ab(w[1]), ab(w[0]), &ab(w[1]).to_string(), l.games, seed ^ u64::from(w[1]), "calibration")?;
+            let t = ladder_match(run, config, ab(w[1]), ab(w[0]), &ab(w[1]).to_string(), l.calibration_games, seed ^ u64::from(w[1]), "calibration")?;
             tracing::info!("ladder calibration: depth {} vs depth {}: {}-{}-{}", w[1], w[0], t.wins, t.losses, t.draws);
         }
     }

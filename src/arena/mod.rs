@@ -113,19 +113,23 @@ pub struct LadderConfig {
     pub depths: Vec<u32>,
     /// Games against each depth (whole pairs).
     pub games: u32,
+    /// Games between consecutive depths, played once per run to place the anchors on the scale
+    /// (alpha-beta games take milliseconds, so this can be large).
+    pub calibration_games: u32,
     /// MCTS simulations per move for the network.
     pub sims: u32,
 }
 
 impl Default for LadderConfig {
     fn default() -> Self {
-        LadderConfig { every: 2, depths: vec![1, 2, 4], games: 10, sims: 64 }
+        LadderConfig { every: 4, depths: vec![1, 2, 4, 6, 8], games: 8, calibration_games: 100, sims: 64 }
     }
 }
 
 impl LadderConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_range("ladder.games", self.games, 2, 100_000)?;
+        check_range("ladder.calibration_games", self.calibration_games, 2, 100_000)?;
         check_range("ladder.sims", self.sims, 1, 1_000_000)?;
         if self.every > 0 && !self.depths.contains(&1) {
             return Err(ConfigError::Invalid { key: "ladder.depths".into(), message: "must include depth 1, the Elo anchor".into() });
