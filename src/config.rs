@@ -2,15 +2,19 @@
 //! the command line. Unknown keys are errors, values are range-checked by [`Config::validate`],
 //! and runs save a snapshot of the result.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::check::{ConfigError, check_range};
 
 use crate::alphabeta::{EvalWeights, SearchConfig};
 use crate::arena::{ArenaConfig, GateConfig, LadderConfig};
 use crate::jungle::Rules;
+use crate::arena::spec::PlayerSettings;
 use crate::mcts::MctsConfig;
 use crate::nn::model::ModelConfig;
+pub use crate::nn::device::HardwareConfig;
 use crate::selfplay::SelfplayConfig;
 use crate::selfplay::teacher::TeacherConfig;
 use crate::train::TrainConfig;
@@ -45,50 +49,18 @@ pub struct Config {
     pub ladder: LadderConfig,
 }
 
-/// `[hardware]`: compute devices.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct HardwareConfig {
-    /// The device networks run on: flex (CPU), wgpu, vulkan, cuda or cuda:N. Only backends
-    /// compiled into the binary are available (see the cargo features).
-    pub device: String,
-    /// On the CPU, run inference through the fused path (batch norm folded into the
-    /// convolutions, im2col + matrix products) instead of burn's kernels. Training always uses
-    /// burn.
-    pub fused_cpu: bool,
-}
-
-impl Default for HardwareConfig {
-    fn default() -> Self {
-        HardwareConfig { device: "flex".into(), fused_cpu: true }
-    }
-}
-
-/// A configuration problem, naming the file or key.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("cannot read config {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
-    #[error("config {path}: {message}")]
-    Parse { path: String, message: String },
-    #[error("config key '{key}': {message}")]
-    Invalid { key: String, message: String },
-    #[error("override '{0}' is not of the form section.key=value")]
-    NotKeyValue(String),
-    #[error("unknown config key '{0}'")]
-    UnknownKey(String),
-}
-
-/// Checks `lo <= v <= hi` for key `key`.
-pub fn check_range<T: PartialOrd + std::fmt::Display>(key: &str, v: T, lo: T, hi: T) -> Result<(), ConfigError> {
-    if v < lo || v > hi {
-        Err(ConfigError::Invalid { key: key.into(), message: format!("{v} is out of range ({lo} to {hi})") })
-    } else {
-        Ok(())
-    }
-}
-
 impl Config {
+    /// What players (alpha-beta, MCTS, external) are built with.
+    pub fn players(&self) -> PlayerSettings {
+        PlayerSettings {
+            rules: self.rules,
+            search: self.search.clone(),
+            eval: self.eval.clone(),
+            mcts: self.mcts.clone(),
+            hardware: self.hardware.clone(),
+        }
+    }
+
     /// Defaults, then the file (if any), then the overrides; validated.
     pub fn load(path: Option<&Path>, overrides: &[String]) -> Result<Config, ConfigError> {
         let mut table = match path {
@@ -121,7 +93,8 @@ impl Config {
         toml::to_string(self).unwrap_or_default()
     }
 
-    /// Range checks for every section.
+    /// Range checks for every section. The device name is checked where a network is built
+    /// (`nn::device::parse_device`), so that this module needs nothing from the network.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.search.validate()?;
         self.eval.validate()?;
@@ -133,8 +106,6 @@ impl Config {
         self.arena.validate()?;
         self.gate.validate()?;
         self.ladder.validate()?;
-        crate::nn::device::parse_device(&self.hardware.device)
-            .map_err(|message| ConfigError::Invalid { key: "hardware.device".into(), message })?;
         Ok(())
     }
 }

@@ -2,11 +2,13 @@
 
 pub mod alphabeta;
 pub mod arena;
+pub mod check;
 pub mod config;
 pub mod game;
 pub mod jungle;
 pub mod mcts;
 pub mod nn;
+pub mod pipeline;
 pub mod player;
 pub mod protocol;
 pub mod report;

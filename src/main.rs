@@ -53,7 +53,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             use junglezero::nn::{burn_eval::NetEvaluator, device::parse_device, export, modelfile};
             let meta = modelfile::read_meta(&args.model)?;
             let eval = NetEvaluator::from_file(&args.model, parse_device("flex").map_err(anyhow::Error::msg)?)?;
-            let rules = meta.rules.parse().unwrap_or_default();
+            let rules: junglezero::jungle::Rules = meta
+                .rules
+                .parse()
+                .map_err(|e| anyhow::anyhow!("{}: the model's rules '{}' do not parse: {e}", args.model.display(), meta.rules))?;
             let (a, b, c) = export::export(&eval, &meta, &rules, &args.out)?;
             println!("exported {} ({}), {}, {}", a.display(), meta.model.describe(), b.display(), c.display());
             Ok(())
@@ -79,5 +82,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    // Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).with_ansi(colour).try_init();
 }

@@ -17,12 +17,11 @@ use std::time::Instant;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde_json::json;
 
-use super::batch::sample_batch;
-use super::checkpoint::{self, CheckpointError, CheckpointMeta};
-use super::replay::{ReplayWindow, load_shard};
-use super::trainer::{Trainer, optimizer};
+use crate::train::batch::sample_batch;
+use crate::train::checkpoint::{self, CheckpointError, CheckpointMeta};
+use crate::train::replay::{ReplayWindow, load_shard};
+use crate::train::trainer::{Trainer, optimizer};
 use crate::config::Config;
 use crate::game::Reason;
 use crate::jungle::{JungleGame, Side};
@@ -33,6 +32,7 @@ use crate::selfplay::record::{GameRecord, RecordError, ShardError, write_shard};
 use crate::selfplay::bootstrap::HeuristicBlend;
 use crate::selfplay::teacher;
 use crate::selfplay::{Counters, RunOptions};
+use crate::store::events::{Event, GamesEvent, GateEvent, RatingEntry, RatingsEvent, TrainEvent, now};
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
 
@@ -58,9 +58,6 @@ type Result<T> = std::result::Result<T, PipelineError>;
 pub type ProgressFn<'a> = dyn FnMut(&str, u64, u64, &str) + 'a;
 
 /// Unix time in seconds (for metrics).
-fn now() -> f64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
-}
 
 /// A run opened for training.
 pub struct Pipeline {
@@ -321,9 +318,8 @@ impl Pipeline {
         let (done, plies) = (done.get(), plies.get());
         let summary = SelfplaySummary { games: done, moves: plies, evals: 0, seconds: start.elapsed().as_secs_f64() };
         if done > 0 {
-            let mut m = selfplay_metrics(&records_for_metrics, 0, &format!("alphabeta:depth={}", c.teacher.depth), &summary);
-            m["kind"] = json!("teacher");
-            self.run.append_metrics(&m)?;
+            let m = games_event(&records_for_metrics, 0, &format!("alphabeta:depth={}", c.teacher.depth), &summary);
+            self.run.append_event(&Event::Teacher(m))?;
         }
         tracing::info!("teacher: {done} games ({plies} plies) in {:.0} s", summary.seconds);
         self.ingest()?;
@@ -342,7 +338,7 @@ impl Pipeline {
         self.window.trim(window_size.max(self.pending_samples as usize));
         let steps = ((c.samples_per_new_sample * self.pending_samples as f64) / c.batch_size as f64).ceil().max(1.0) as u64;
         let start = Instant::now();
-        let mut sum = super::trainer::StepStats::default();
+        let mut sum = crate::train::trainer::StepStats::default();
         let mut since_log = 0u64;
         let mut log_start = Instant::now();
         for i in 0..steps {
@@ -361,19 +357,18 @@ impl Pipeline {
             if since_log >= c.log_every_steps || i + 1 == steps {
                 let k = since_log as f32;
                 let rate = since_log as f64 * c.batch_size as f64 / log_start.elapsed().as_secs_f64().max(1e-9);
-                self.run.append_metrics(&json!({
-                    "kind": "train",
-                    "time": now(),
-                    "iteration": self.meta.iteration + 1,
-                    "step": self.trainer.step,
-                    "samples_trained": self.meta.samples_trained,
-                    "policy_loss": sum.policy_loss / k,
-                    "value_loss": sum.value_loss / k,
-                    "policy_entropy": sum.policy_entropy / k,
-                    "value_accuracy": sum.value_accuracy / k,
-                    "lr": sum.lr,
-                    "samples_per_sec": rate,
-                    "window": self.window.len(),
+                self.run.append_event(&Event::Train(TrainEvent {
+                    time: now(),
+                    iteration: self.meta.iteration + 1,
+                    step: self.trainer.step,
+                    samples_trained: self.meta.samples_trained,
+                    policy_loss: f64::from(sum.policy_loss / k),
+                    value_loss: f64::from(sum.value_loss / k),
+                    policy_entropy: f64::from(sum.policy_entropy / k),
+                    value_accuracy: f64::from(sum.value_accuracy / k),
+                    lr: f64::from(sum.lr),
+                    samples_per_sec: rate,
+                    window: self.window.len() as u64,
                 }))?;
                 progress(
                     "train",
@@ -465,7 +460,7 @@ fn model_meta(config: &Config, id: &str, generation: u64, steps: u64, games: u64
 /// `ladder.every` generations, the best network plays the alpha-beta ladder and the ratings of
 /// every checkpoint are refitted.
 pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
-    use crate::arena::gate::{gate_match, log_match, play_ladder, ratings, read_matches};
+    use crate::arena::gate::{LadderContext, gate_match, log_match, play_ladder, ratings, read_matches};
     let device = parse_device(&config.hardware.device).map_err(PipelineError::Other)?;
     for (g, cand_path) in run.candidates() {
         let name = format!("gen-{g:04}");
@@ -473,23 +468,35 @@ pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
         let Some((best_g, best_path)) = best.filter(|_| config.gate.enabled) else {
             let to = run.promote(g)?;
             tracing::info!("gate: {name} accepted without a match (gating is disabled in the config); promoted to {}", to.display());
-            run.append_metrics(&json!({"kind": "gate", "time": now(), "generation": g, "accepted": true, "reason": "gating disabled"}))?;
+            let reason = "gating disabled".to_string();
+            run.append_event(&Event::Gate(GateEvent { time: now(), generation: g, accepted: true, reason, ..GateEvent::default() }))?;
             continue;
         };
         let candidate = NetEvaluator::load(&cand_path, &config.hardware)?;
         let champion = NetEvaluator::load(&best_path, &config.hardware)?;
         let seed = config.train.seed ^ g.wrapping_mul(0x9E37_79B9);
-        let d = gate_match(&candidate, &champion, config, seed);
+        let d = gate_match(&candidate, &champion, &config.gate, &config.mcts, config.arena.workers(), config.rules, seed);
         let t = &d.outcome.tally;
         let best_name = format!("gen-{best_g:04}");
         log_match(run, &name, &best_name, t, "gate")?;
         let (elo, ci) = t.elo();
         let meta = modelfile::load(&cand_path, &device).map(|(_, m)| m).ok();
-        run.append_metrics(&json!({
-            "kind": "gate", "time": now(), "generation": g, "best": best_g, "accepted": d.accepted, "reason": d.why,
-            "games": t.games(), "wins": t.wins, "losses": t.losses, "draws": t.draws, "penta": t.penta,
-            "elo": elo, "elo_ci95": if ci.is_finite() { Some(ci) } else { None }, "llr": d.outcome.llr,
-            "steps": meta.as_ref().map(|m| m.train_steps), "games_seen": meta.as_ref().map(|m| m.games),
+        run.append_event(&Event::Gate(GateEvent {
+            time: now(),
+            generation: g,
+            accepted: d.accepted,
+            reason: d.why.clone(),
+            best: Some(best_g),
+            games: u64::from(t.games()),
+            wins: u64::from(t.wins),
+            losses: u64::from(t.losses),
+            draws: u64::from(t.draws),
+            penta: t.penta,
+            elo: elo.is_finite().then_some(elo),
+            elo_ci95: ci.is_finite().then_some(ci),
+            llr: d.outcome.llr,
+            steps: meta.as_ref().map(|m| m.train_steps),
+            games_seen: meta.as_ref().map(|m| m.games),
         }))?;
         tracing::info!(
             "gate: {name} vs {best_name}: {}-{}-{} (W-L-D), Elo {elo:+.0} +/- {}, LLR {:.2}: {} — {}",
@@ -507,16 +514,15 @@ pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
             let name = format!("gen-{best_g:04}");
             let done = read_matches(run).iter().any(|m| m.source == "ladder" && m.a == name);
             if best_g % config.ladder.every == 0 && !done {
-                play_ladder(run, config, best_g, &best_path, config.train.seed ^ best_g).map_err(PipelineError::Other)?;
+                let players = config.players();
+                let cx = LadderContext { run, ladder: &config.ladder, arena: &config.arena, players: &players };
+                play_ladder(&cx, best_g, &best_path, config.train.seed ^ best_g).map_err(PipelineError::Other)?;
                 let r = ratings(&read_matches(run));
-                let table: serde_json::Map<String, serde_json::Value> = r
-                    .iter()
-                    .filter_map(|(n, r)| r.map(|r| (n.clone(), json!({"elo": r.elo, "ci95": r.ci95}))))
-                    .collect();
+                let table = r.iter().filter_map(|(n, r)| r.map(|r| (n.clone(), RatingEntry { elo: r.elo, ci95: r.ci95 }))).collect();
                 if let Some((_, Some(mine))) = r.iter().find(|(n, _)| *n == name) {
                     tracing::info!("ratings: {name} is {:+.0} +/- {:.0} Elo (alpha-beta depth 1 = 0)", mine.elo, mine.ci95);
                 }
-                run.append_metrics(&json!({"kind": "ratings", "time": now(), "generation": best_g, "ratings": table}))?;
+                run.append_event(&Event::Ratings(RatingsEvent { time: now(), generation: best_g, ratings: table }))?;
             }
         }
     }
@@ -621,44 +627,42 @@ pub fn selfplay_into_run(
         seconds: secs,
     };
     if !all.is_empty() {
-        let mut m = selfplay_metrics(&all, iteration, evaluator.id(), &summary);
-        m["heuristic_weight"] = json!(weight);
-        run.append_metrics(&m)?;
+        let m = GamesEvent { heuristic_weight: f64::from(weight), ..games_event(&all, iteration, evaluator.id(), &summary) };
+        run.append_event(&Event::Selfplay(m))?;
     }
     Ok(summary)
 }
 
-/// The metrics line summarising a batch of self-play games.
-fn selfplay_metrics(games: &[GameRecord], iteration: u64, model: &str, s: &SelfplaySummary) -> serde_json::Value {
-    let n = games.len() as f64;
-    let count = |f: &dyn Fn(&GameRecord) -> bool| games.iter().filter(|g| f(g)).count();
-    let mut reasons = serde_json::Map::new();
+/// The metrics event summarising a batch of games.
+fn games_event(games: &[GameRecord], iteration: u64, model: &str, s: &SelfplaySummary) -> GamesEvent {
+    let count = |f: &dyn Fn(&GameRecord) -> bool| games.iter().filter(|g| f(g)).count() as u64;
+    let mut reasons = std::collections::BTreeMap::new();
     for r in Reason::ALL {
         let k = count(&|g| g.reason == r);
         if k > 0 {
-            reasons.insert(r.name().into(), json!(k));
+            reasons.insert(r.name().to_string(), k);
         }
     }
     let playouts: Vec<&GameRecord> = games.iter().filter(|g| g.would_resign.is_some()).collect();
-    let false_resigns = playouts.iter().filter(|g| g.winner == g.would_resign).count();
-    let lengths: Vec<usize> = games.iter().map(|g| g.moves.len()).collect();
-    json!({
-        "kind": "selfplay",
-        "time": now(),
-        "iteration": iteration,
-        "model": model,
-        "games": games.len(),
-        "moves": s.moves,
-        "evals": s.evals,
-        "seconds": s.seconds,
-        "evals_per_sec": s.evals as f64 / s.seconds.max(1e-9),
-        "mean_length": lengths.iter().sum::<usize>() as f64 / n.max(1.0),
-        "lengths": lengths,
-        "red_wins": count(&|g| g.winner == Some(Side::Red)),
-        "blue_wins": count(&|g| g.winner == Some(Side::Blue)),
-        "draws": count(&|g| g.winner.is_none()),
-        "reasons": reasons,
-        "resign_playouts": playouts.len(),
-        "false_resigns": false_resigns,
-    })
+    let false_resigns = playouts.iter().filter(|g| g.winner == g.would_resign).count() as u64;
+    let lengths: Vec<u64> = games.iter().map(|g| g.moves.len() as u64).collect();
+    GamesEvent {
+        time: now(),
+        iteration,
+        model: model.to_string(),
+        games: games.len() as u64,
+        moves: s.moves,
+        evals: s.evals,
+        seconds: s.seconds,
+        evals_per_sec: s.evals as f64 / s.seconds.max(1e-9),
+        mean_length: lengths.iter().sum::<u64>() as f64 / (games.len() as f64).max(1.0),
+        lengths,
+        red_wins: count(&|g| g.winner == Some(Side::Red)),
+        blue_wins: count(&|g| g.winner == Some(Side::Blue)),
+        draws: count(&|g| g.winner.is_none()),
+        reasons,
+        resign_playouts: playouts.len() as u64,
+        false_resigns,
+        heuristic_weight: 0.0,
+    }
 }

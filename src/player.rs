@@ -54,6 +54,28 @@ impl Limits {
 }
 
 /// A move chooser.
+/// Why a player stopped producing moves (external programs): the arena scores the game as a
+/// forfeit with this cause and starts the player anew for the next game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The program exited or its pipe broke.
+    Crash(String),
+    /// No answer within the time allowed.
+    Timeout,
+    /// An answer that is not a move (the line as received).
+    Unreadable(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Failure::Crash(_) => "crash",
+            Failure::Timeout => "timeout",
+            Failure::Unreadable(_) => "unreadable answer",
+        })
+    }
+}
+
 pub trait Player: Send {
     /// A short description, e.g. `alphabeta:depth=4`.
     fn name(&self) -> String;
@@ -64,6 +86,11 @@ pub trait Player: Send {
 
     /// Forget what was learned about the previous game.
     fn new_game(&mut self) {}
+
+    /// Why the player failed, once it has (it then answers `None` until replaced).
+    fn failure(&self) -> Option<Failure> {
+        None
+    }
 
     /// A flag that stops a running `choose` promptly, if the player supports stopping.
     fn stop_handle(&self) -> Option<Arc<AtomicBool>> {

@@ -21,14 +21,14 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn settings(games: u32) -> MatchSettings {
-    MatchSettings { games, concurrency: 2, opening_plies: 4, seed: 11, rules: Rules { max_plies: 400, ..Rules::default() }, sprt: None }
+    MatchSettings { games, concurrency: 2, opening_plies: 4, seed: 11, rules: Rules { max_plies: 400, ..Rules::default() }, sprt: None, max_consecutive_forfeits: 3 }
 }
 
 #[test]
 fn alphabeta_depth_3_beats_random() {
     let c = Config::default();
-    let a = PlayerFactory::new("alphabeta:depth=3".parse().unwrap(), &c).unwrap();
-    let b = PlayerFactory::new(PlayerSpec::Random, &c).unwrap();
+    let a = PlayerFactory::new("alphabeta:depth=3".parse().unwrap(), &c.players()).unwrap();
+    let b = PlayerFactory::new(PlayerSpec::Random, &c.players()).unwrap();
     let out = run_match(&a, &b, &settings(20), |_, _, _| {}).unwrap();
     assert_eq!(out.tally.games(), 20);
     assert!(out.tally.wins >= 18, "{:?}", out.tally);
@@ -37,8 +37,8 @@ fn alphabeta_depth_3_beats_random() {
 #[test]
 fn each_opening_is_played_with_both_colours_and_openings_differ() {
     let c = Config::default();
-    let a = PlayerFactory::new("alphabeta:depth=1".parse().unwrap(), &c).unwrap();
-    let b = PlayerFactory::new(PlayerSpec::Random, &c).unwrap();
+    let a = PlayerFactory::new("alphabeta:depth=1".parse().unwrap(), &c.players()).unwrap();
+    let b = PlayerFactory::new(PlayerSpec::Random, &c.players()).unwrap();
     let s = settings(16);
     let out = run_match(&a, &b, &s, |_, _, _| {}).unwrap();
     assert_eq!(out.games.len(), 16);
@@ -112,6 +112,75 @@ fn external_engines_play_through_the_protocol() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("uciok") && err.trim().lines().count() == 1, "{err}");
+}
+
+/// A protocol engine in Python that forwards to `junglezero uci` but answers `bestmove 0000`
+/// (its own bug) to the first `go` whose marker file it manages to create, or to every `go`
+/// when `always` is set.
+fn flaky_engine(dir: &std::path::Path, always: bool) -> String {
+    let script = dir.join("flaky.py");
+    let text = format!(
+        r#"import os, subprocess, sys
+inner = subprocess.Popen([{bin:?}, "uci"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+def ask(line, until):
+    inner.stdin.write(line + "\n"); inner.stdin.flush()
+    while True:
+        out = inner.stdout.readline()
+        if not out or out.startswith(until):
+            return out
+for line in sys.stdin:
+    line = line.strip()
+    if line == "uci":
+        print("id name flaky"); print("uciok", flush=True)
+    elif line == "isready":
+        print("readyok", flush=True)
+    elif line.startswith("position") or line == "ucinewgame":
+        inner.stdin.write(line + "\n"); inner.stdin.flush()
+    elif line.startswith("go"):
+        try:
+            fail = {always}
+            if not fail:
+                os.close(os.open({marker:?}, os.O_CREAT | os.O_EXCL)); fail = True
+        except FileExistsError:
+            fail = False
+        answer = ask(line, "bestmove")
+        print("bestmove 0000" if fail else answer.strip(), flush=True)
+    elif line == "quit":
+        break
+"#,
+        bin = env!("CARGO_BIN_EXE_junglezero"),
+        marker = dir.join("failed-once").to_str().unwrap(),
+        always = if always { "True" } else { "False" },
+    );
+    std::fs::write(&script, text).unwrap();
+    format!("external:cmd=\"python3 {}\",depth=2", script.display())
+}
+
+#[test]
+fn an_engine_that_fails_once_loses_that_game_only() {
+    let d = tmp("flaky-once");
+    let spec = flaky_engine(&d, false);
+    let json = d.join("m.json");
+    let o = junglezero(&["arena", "--a", &spec, "--b", "random", "--games", "6", "--concurrency", "2", "--json", json.to_str().unwrap(), "--set", "rules.max_plies=300"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(" vs random: 5 - 1 - 0"), "one forfeit, the other games won: {text}");
+    assert!(text.contains("Forfeits: A 1 (unreadable answer 1), B 0"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["forfeits"]["a"]["unreadable answer"], 1);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn an_engine_that_keeps_failing_stops_the_match_with_one_line() {
+    let d = tmp("flaky-always");
+    let spec = flaky_engine(&d, true);
+    let o = junglezero(&["arena", "--a", &spec, "--b", "random", "--games", "20", "--concurrency", "1"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let last = err.trim().lines().last().unwrap_or("");
+    assert!(last.contains("forfeited 3 games in a row (last: unreadable answer)"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]

@@ -4,11 +4,12 @@
 use junglezero::game::Game;
 use junglezero::jungle::encode::{ACTIONS, INPUT_SIZE, encode};
 use junglezero::jungle::{JungleGame, Rules};
-use junglezero::nn::Evaluator;
+use junglezero::mcts::Evaluator;
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::nn::device::{compiled_backends, parse_device};
 use junglezero::nn::model::ModelConfig;
 use junglezero::nn::modelfile::{self, ModelFileError, fresh_meta};
+use junglezero::store::framed::FrameError;
 
 fn small() -> ModelConfig {
     ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16 }
@@ -84,12 +85,12 @@ fn model_files_round_trip_and_damage_is_refused() {
     bad[mid] ^= 0x40;
     std::fs::write(&path, &bad).unwrap();
     let e = modelfile::load(&path, &device).unwrap_err();
-    assert!(matches!(e, ModelFileError::Checksum { .. }), "{e}");
+    assert!(matches!(e, ModelFileError::Frame { source: FrameError::Checksum { .. }, .. }), "{e}");
     assert!(e.to_string().contains("m.jzm"), "{e}");
     std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
     assert!(modelfile::load(&path, &device).is_err());
     std::fs::write(&path, b"hello").unwrap();
-    assert!(matches!(modelfile::load(&path, &device).unwrap_err(), ModelFileError::BadMagic { .. }));
+    assert!(matches!(modelfile::load(&path, &device).unwrap_err(), ModelFileError::Frame { source: FrameError::BadMagic { .. }, .. }));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

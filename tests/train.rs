@@ -42,13 +42,21 @@ fn gated_generations(run: &RunDir) -> Vec<u64> {
     g
 }
 
+/// The kinds of the run's metrics events; every line must read as a typed event.
 fn metric_kinds(run: &RunDir) -> Vec<String> {
-    std::fs::read_to_string(run.metrics_path())
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .map(|v| v["kind"].as_str().unwrap_or("").to_string())
-        .collect()
+    let (events, problems) = run.read_events();
+    assert!(problems.is_empty(), "unreadable metrics lines: {problems:?}");
+    events.iter().map(|e| serde_json::to_value(e).unwrap()["kind"].as_str().unwrap_or("").to_string()).collect()
+}
+
+#[test]
+fn the_committed_sample_runs_metrics_read_as_typed_events() {
+    for dir in ["checkpoints/sample-cpu-1h", "checkpoints/learning/gumbel-45m"] {
+        let run = RunDir::new(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+        let (events, problems) = run.read_events();
+        assert!(problems.is_empty(), "{dir}: {problems:?}");
+        assert!(events.len() > 100, "{dir}: {} events", events.len());
+    }
 }
 
 #[test]

@@ -20,7 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, check_range};
+use crate::check::{ConfigError, check_range};
 use crate::jungle::movegen::count_pseudo_for;
 use crate::jungle::tables::{DEN, DEN_SQUARE, JUMPS_FROM, NEIGHBOURS, TRAPS};
 use crate::jungle::{Kind, Piece, Position, Rules, Side, Square};

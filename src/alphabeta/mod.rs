@@ -7,7 +7,7 @@ pub mod tt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, check_range};
+use crate::check::{ConfigError, check_memory, check_range};
 
 pub use eval::{Eval, EvalWeights};
 pub use search::{Engine, Info, Score, SearchResult};
@@ -57,6 +57,7 @@ impl Default for SearchConfig {
 impl SearchConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_range("search.hash_mb", self.hash_mb, 1, 1 << 20)?;
+        check_memory("search.hash_mb", (self.hash_mb as u128) << 20)?;
         check_range("search.threads", self.threads, 1, 512)?;
         check_range("search.max_depth", self.max_depth, 1, 88)?;
         check_range("search.aspiration_window", self.aspiration_window, 1, 1000)?;

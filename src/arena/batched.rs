@@ -11,8 +11,8 @@ use crate::game::{Game, Turn};
 use crate::jungle::encode::{ACTIONS, INPUT_SIZE, encode};
 use crate::jungle::{JungleGame, Move, Side};
 use crate::mcts::{EvalBuffers, MctsConfig, Search};
-use crate::nn::Evaluator;
-use crate::nn::cache::NnCache;
+use crate::mcts::Evaluator;
+use crate::mcts::cache::NnCache;
 
 struct Slot {
     game: JungleGame,

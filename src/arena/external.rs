@@ -2,8 +2,8 @@
 //!
 //! The program is started with `sh -c CMD`; `uci`/`uciok` and `isready`/`readyok` are checked
 //! with timeouts. Each move sends `position fen ROOT moves ...` and `go ...`, then waits for
-//! `bestmove`. A dead, silent or confused program makes `choose` return `None`, which the arena
-//! scores as a forfeit.
+//! `bestmove`. A dead, silent or confused program makes `choose` return `None` and reports the
+//! [`Failure`]; the arena scores that game as a forfeit and starts the program anew.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use crate::jungle::{JungleGame, Move, fen, parse_move};
-use crate::player::{Limits, Player};
+use crate::player::{Failure, Limits, Player};
 
 pub struct ExternalPlayer {
     cmd: String,
@@ -20,7 +20,7 @@ pub struct ExternalPlayer {
     lines: Receiver<String>,
     name: String,
     /// Why the program stopped being usable, if it did.
-    pub failure: Option<String>,
+    pub failure: Option<Failure>,
 }
 
 impl ExternalPlayer {
@@ -34,8 +34,8 @@ impl ExternalPlayer {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start external engine '{cmd}': {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let stdin = child.stdin.take().ok_or_else(|| format!("external engine '{cmd}': no stdin"))?;
+        let stdout = child.stdout.take().ok_or_else(|| format!("external engine '{cmd}': no stdout"))?;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -46,7 +46,7 @@ impl ExternalPlayer {
             }
         });
         let mut p = ExternalPlayer { cmd: cmd.into(), child, stdin, lines: rx, name: cmd.into(), failure: None };
-        p.send("uci")?;
+        p.send("uci").map_err(|e| format!("external engine '{cmd}': {}", describe(&e)))?;
         let mut name = None;
         p.wait_for(Duration::from_secs(10), |l| {
             if let Some(n) = l.strip_prefix("id name ") {
@@ -54,38 +54,47 @@ impl ExternalPlayer {
             }
             l.trim() == "uciok"
         })
-        .map_err(|e| format!("external engine '{cmd}' did not answer 'uci' with 'uciok': {e}"))?;
+        .map_err(|e| format!("external engine '{cmd}' did not answer 'uci' with 'uciok': {}", describe(&e)))?;
         if let Some(n) = name {
             p.name = n;
         }
-        p.send("isready")?;
+        p.send("isready").map_err(|e| format!("external engine '{cmd}': {}", describe(&e)))?;
         p.wait_for(Duration::from_secs(10), |l| l.trim() == "readyok")
-            .map_err(|e| format!("external engine '{cmd}' did not answer 'isready': {e}"))?;
+            .map_err(|e| format!("external engine '{cmd}' did not answer 'isready': {}", describe(&e)))?;
         Ok(p)
     }
 
-    fn send(&mut self, line: &str) -> Result<(), String> {
-        writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).map_err(|e| format!("external engine '{}': {e}", self.cmd))
+    fn send(&mut self, line: &str) -> Result<(), Failure> {
+        writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).map_err(|e| Failure::Crash(e.to_string()))
     }
 
     /// Reads lines until `done(line)` or the timeout; returns the matching line.
-    fn wait_for(&mut self, timeout: Duration, mut done: impl FnMut(&str) -> bool) -> Result<String, String> {
+    fn wait_for(&mut self, timeout: Duration, mut done: impl FnMut(&str) -> bool) -> Result<String, Failure> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) if done(&line) => return Ok(line),
                 Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => return Err(format!("no answer within {:.1} s", timeout.as_secs_f64())),
-                Err(RecvTimeoutError::Disconnected) => return Err("the program exited".into()),
+                Err(RecvTimeoutError::Timeout) => return Err(Failure::Timeout),
+                Err(RecvTimeoutError::Disconnected) => return Err(Failure::Crash("the program exited".into())),
             }
         }
     }
 
-    fn fail(&mut self, why: String) -> Option<Move> {
-        tracing::warn!("external engine '{}': {why}", self.cmd);
+    fn fail(&mut self, why: Failure) -> Option<Move> {
+        tracing::warn!("external engine '{}': {}", self.cmd, describe(&why));
         self.failure = Some(why);
         None
+    }
+}
+
+/// A failure in words for logs and errors.
+fn describe(f: &Failure) -> String {
+    match f {
+        Failure::Crash(why) => format!("crashed ({why})"),
+        Failure::Timeout => "no answer in time".into(),
+        Failure::Unreadable(line) => format!("unreadable answer '{line}'"),
     }
 }
 
@@ -130,12 +139,16 @@ impl Player for ExternalPlayer {
         }
         let line = match self.wait_for(budget, |l| l.starts_with("bestmove")) {
             Ok(l) => l,
-            Err(e) => return self.fail(format!("no bestmove: {e}")),
+            Err(e) => return self.fail(e),
         };
         let text = line.split_whitespace().nth(1).unwrap_or("");
         match parse_move(text) {
             Ok(m) => Some(m),
-            Err(_) => self.fail(format!("unreadable move in '{line}'")),
+            Err(_) => self.fail(Failure::Unreadable(line.trim().to_string())),
         }
+    }
+
+    fn failure(&self) -> Option<Failure> {
+        self.failure.clone()
     }
 }

@@ -14,7 +14,7 @@ pub mod stats;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, check_range};
+use crate::check::{ConfigError, check_range};
 use stats::{Sprt, Tally};
 
 /// `[arena]`: defaults for `junglezero arena`.
@@ -25,11 +25,14 @@ pub struct ArenaConfig {
     pub concurrency: usize,
     /// Random plies of each opening (each opening is played with both colours).
     pub opening_plies: usize,
+    /// A player that forfeits this many games in a row (a crashing or confused external
+    /// program) stops the match with an error (0: never).
+    pub max_consecutive_forfeits: u32,
 }
 
 impl Default for ArenaConfig {
     fn default() -> Self {
-        ArenaConfig { concurrency: 0, opening_plies: 4 }
+        ArenaConfig { concurrency: 0, opening_plies: 4, max_consecutive_forfeits: 3 }
     }
 }
 
@@ -179,6 +182,19 @@ pub fn summary(a: &str, b: &str, t: &Tally, sprt: Option<&Sprt>) -> String {
         );
     }
     s
+}
+
+/// "Forfeits: A 2 (crash 1, timeout 1), B 0" when a game was forfeited.
+pub fn forfeit_line(o: &play::MatchOutcome) -> Option<String> {
+    let side = |m: &std::collections::BTreeMap<String, u32>| {
+        let n: u32 = m.values().sum();
+        if n == 0 {
+            "0".to_string()
+        } else {
+            format!("{n} ({})", m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))
+        }
+    };
+    (!o.forfeits_a.is_empty() || !o.forfeits_b.is_empty()).then(|| format!("Forfeits: A {}, B {}", side(&o.forfeits_a), side(&o.forfeits_b)))
 }
 
 /// The match as a JSON object (A's point of view).

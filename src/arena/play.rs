@@ -22,6 +22,17 @@ pub struct MatchSettings {
     pub seed: u64,
     pub rules: Rules,
     pub sprt: Option<Sprt>,
+    /// Stop the match with an error after a player forfeits this many games in a row
+    /// (0: never stop).
+    pub max_consecutive_forfeits: u32,
+}
+
+/// A game lost by failing to move: who failed and why (`crash`, `timeout`,
+/// `unreadable answer`, `illegal move a3b5`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    pub by_a: bool,
+    pub cause: String,
 }
 
 /// One finished game.
@@ -36,6 +47,8 @@ pub struct PlayedGame {
     pub outcome: Outcome,
     /// A's points: 1, ½ or 0.
     pub a_points: f64,
+    /// Set when the game ended by a forfeit.
+    pub forfeit: Option<Forfeit>,
 }
 
 impl PlayedGame {
@@ -46,7 +59,7 @@ impl PlayedGame {
             Some(w) if w == a_side.player() => 1.0,
             Some(_) => 0.0,
         };
-        PlayedGame { pair, a_red, opening_plies, moves: game.moves().to_vec(), outcome, a_points }
+        PlayedGame { pair, a_red, opening_plies, moves: game.moves().to_vec(), outcome, a_points, forfeit: None }
     }
 }
 
@@ -59,6 +72,9 @@ pub struct MatchOutcome {
     pub llr: Option<f64>,
     /// Distinct openings available (fewer than the pairs when the opening length is short).
     pub openings: usize,
+    /// Forfeited games by cause, for A and for B.
+    pub forfeits_a: std::collections::BTreeMap<String, u32>,
+    pub forfeits_b: std::collections::BTreeMap<String, u32>,
 }
 
 impl MatchOutcome {
@@ -72,6 +88,9 @@ impl MatchOutcome {
         on_game: &mut impl FnMut(&PlayedGame, &Tally, Option<f64>),
     ) -> bool {
         book.add(&mut self.tally, &game);
+        if let Some(f) = &game.forfeit {
+            *(if f.by_a { &mut self.forfeits_a } else { &mut self.forfeits_b }).entry(f.cause.clone()).or_default() += 1;
+        }
         self.llr = sprt.map(|sp| sp.llr(&self.tally));
         on_game(&game, &self.tally, self.llr);
         self.games.push(game);
@@ -99,25 +118,61 @@ impl PairBook {
     }
 }
 
-/// Plays one game between two contestants from `opening`; an engine that fails to produce a
-/// legal move forfeits.
+/// Plays one game between two contestants from `opening`; a player that fails to produce a
+/// legal move forfeits, and the game records why.
 pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening: &[Move], a_red: bool, pair: usize) -> PlayedGame {
     let mut g = start_game(rules, opening);
     a.player.new_game();
     b.player.new_game();
     let a_side = if a_red { Side::Red } else { Side::Blue };
+    let mut forfeit = None;
     let outcome = loop {
         if let Turn::Over(o) = g.turn() {
             break o;
         }
         let mover = g.side_to_move();
         let c = if mover == a_side { &mut *a } else { &mut *b };
-        match c.player.choose(&g, &c.limits, &mut |_| {}) {
-            Some(m) if g.is_legal(m) => g.play_move_unchecked(m),
-            _ => break Outcome::win(mover.flip().player(), Reason::Forfeit),
-        }
+        let cause = match c.player.choose(&g, &c.limits, &mut |_| {}) {
+            Some(m) if g.is_legal(m) => {
+                g.play_move_unchecked(m);
+                continue;
+            }
+            Some(m) => format!("illegal move {m}"),
+            None => c.player.failure().map_or_else(|| "no move".to_string(), |f| f.to_string()),
+        };
+        forfeit = Some(Forfeit { by_a: mover == a_side, cause });
+        break Outcome::win(mover.flip().player(), Reason::Forfeit);
     };
-    PlayedGame::from_game(pair, a_red, opening.len(), &g, outcome)
+    PlayedGame { forfeit, ..PlayedGame::from_game(pair, a_red, opening.len(), &g, outcome) }
+}
+
+/// Counts each player's forfeits in a row across a match's workers.
+struct ForfeitWatch {
+    in_a_row: [AtomicUsize; 2],
+    limit: u32,
+}
+
+impl ForfeitWatch {
+    /// Notes a finished game; an error when a player reached the limit.
+    fn note(&self, g: &PlayedGame, names: [&str; 2]) -> Result<(), String> {
+        for (i, by_a) in [(0, true), (1, false)] {
+            match &g.forfeit {
+                Some(f) if f.by_a == by_a => {
+                    let n = self.in_a_row[i].fetch_add(1, Ordering::Relaxed) + 1;
+                    if self.limit > 0 && n >= self.limit as usize {
+                        return Err(format!(
+                            "player {} ({}) forfeited {n} games in a row (last: {}); the match is stopped (arena.max_consecutive_forfeits)",
+                            if by_a { "A" } else { "B" },
+                            names[i],
+                            f.cause
+                        ));
+                    }
+                }
+                _ => self.in_a_row[i].store(0, Ordering::Relaxed),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Plays the match. `on_game` sees every finished game with the tally so far.
@@ -139,10 +194,13 @@ pub fn run_match(
     let workers = s.concurrency.max(1).min(jobs.len());
     let mut out = MatchOutcome { openings: openings.len(), ..MatchOutcome::default() };
     let mut book = PairBook::default();
+    let watch = ForfeitWatch { in_a_row: [AtomicUsize::new(0), AtomicUsize::new(0)], limit: s.max_consecutive_forfeits };
+    let (name_a, name_b) = (a.name(), b.name());
     std::thread::scope(|scope| {
         for w in 0..workers {
             let tx = tx.clone();
-            let (next, stop, jobs, openings) = (&next, &stop, &jobs, &openings);
+            let (next, stop, jobs, openings, watch) = (&next, &stop, &jobs, &openings, &watch);
+            let names = [name_a.as_str(), name_b.as_str()];
             scope.spawn(move || {
                 let seed = s.seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let (mut ca, mut cb) = match (a.make(seed), b.make(seed ^ 1)) {
@@ -157,7 +215,20 @@ pub fn run_match(
                     let Some(&(pair, a_red)) = jobs.get(i) else { break };
                     let opening = &openings[pair % openings.len()];
                     let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair);
+                    let verdict = watch.note(&g, names);
+                    // A player that failed is started anew for the next game.
+                    let restart = |factory: &PlayerFactory, c: &mut Contestant, salt: u64| -> Result<(), String> {
+                        if c.player.failure().is_some() {
+                            *c = factory.make(seed ^ salt ^ (i as u64) << 1)?;
+                        }
+                        Ok(())
+                    };
+                    let restarted = restart(a, &mut ca, 0).and_then(|_| restart(b, &mut cb, 1));
                     if tx.send(Ok(g)).is_err() {
+                        break;
+                    }
+                    if let Err(e) = verdict.and(restarted) {
+                        let _ = tx.send(Err(e));
                         break;
                     }
                 }

@@ -13,10 +13,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::external::ExternalPlayer;
-use crate::alphabeta::{Engine, Eval, SearchConfig};
-use crate::config::Config;
+use crate::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
+use crate::jungle::Rules;
 use crate::mcts::{MctsConfig, MctsPlayer};
 use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::device::HardwareConfig;
 use crate::player::{Limits, Player, RandomPlayer};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -175,6 +176,16 @@ pub struct Contestant {
     pub limits: Limits,
 }
 
+/// The settings every kind of player is built with (the parts of the config they read).
+#[derive(Clone, Debug, Default)]
+pub struct PlayerSettings {
+    pub rules: Rules,
+    pub search: SearchConfig,
+    pub eval: EvalWeights,
+    pub mcts: MctsConfig,
+    pub hardware: HardwareConfig,
+}
+
 /// Builds contestants from a spec (one per match worker; networks are loaded once and shared).
 pub struct PlayerFactory {
     pub spec: PlayerSpec,
@@ -185,7 +196,7 @@ pub struct PlayerFactory {
 }
 
 impl PlayerFactory {
-    pub fn new(spec: PlayerSpec, config: &Config) -> Result<PlayerFactory, String> {
+    pub fn new(spec: PlayerSpec, config: &PlayerSettings) -> Result<PlayerFactory, String> {
         let net = match &spec {
             PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, &config.hardware).map_err(|e| e.to_string())?)),
             _ => None,

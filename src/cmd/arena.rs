@@ -7,7 +7,7 @@ use junglezero::arena::batched::run_network_match;
 use junglezero::arena::pgn::{game_pgn, today};
 use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match};
 use junglezero::arena::spec::{PlayerFactory, PlayerSpec};
-use junglezero::arena::{summary, summary_json};
+use junglezero::arena::{forfeit_line, summary, summary_json};
 use junglezero::store::write_atomic;
 
 use super::progress::bar;
@@ -22,8 +22,8 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     if args.games == 0 {
         anyhow::bail!("--games must be at least 1");
     }
-    let fa = PlayerFactory::new(args.a.clone(), &config).map_err(anyhow::Error::msg).context("player A")?;
-    let fb = PlayerFactory::new(args.b.clone(), &config).map_err(anyhow::Error::msg).context("player B")?;
+    let fa = PlayerFactory::new(args.a.clone(), &config.players()).map_err(anyhow::Error::msg).context("player A")?;
+    let fb = PlayerFactory::new(args.b.clone(), &config.players()).map_err(anyhow::Error::msg).context("player B")?;
     let (name_a, name_b) = (fa.name(), fb.name());
     let settings = MatchSettings {
         games: args.games,
@@ -32,6 +32,7 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
         seed: args.seed,
         rules,
         sprt: args.sprt,
+        max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
     };
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
     let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| {
@@ -62,11 +63,15 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     }
     let mut out = std::io::stdout().lock();
     write!(out, "{}", summary(&name_a, &name_b, t, settings.sprt.as_ref()))?;
+    if let Some(line) = forfeit_line(&outcome) {
+        writeln!(out, "{line}")?;
+    }
     if let Some(path) = &args.json {
         let mut v = summary_json(&name_a, &name_b, t, settings.sprt.as_ref());
         v["rules"] = serde_json::json!(rules.to_string());
         v["opening_plies"] = serde_json::json!(settings.opening_plies);
         v["seed"] = serde_json::json!(settings.seed);
+        v["forfeits"] = serde_json::json!({"a": outcome.forfeits_a, "b": outcome.forfeits_b});
         write_atomic(path, serde_json::to_string_pretty(&v)?.as_bytes())?;
     }
     if let Some(path) = &args.games_out {

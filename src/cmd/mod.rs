@@ -27,9 +27,12 @@ pub fn game_from_args(args: &PositionArgs, base: Rules) -> anyhow::Result<Jungle
     Ok(JungleGame::new(pos, rules))
 }
 
-/// The config from defaults, `--config` and `--set`.
+/// The config from defaults, `--config` and `--set`, with the device name checked against
+/// the backends compiled in (the network module's check, kept out of `Config::validate`).
 pub fn load_config(args: &ConfigArgs) -> anyhow::Result<Config> {
-    Ok(Config::load(args.config.as_deref(), &args.set)?)
+    let config = Config::load(args.config.as_deref(), &args.set)?;
+    config.hardware.validate()?;
+    Ok(config)
 }
 
 /// Whether an error is a closed stdout (e.g. output piped into `head`), which is not a failure.

@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use junglezero::jungle::JungleGame;
-use junglezero::nn::Evaluator;
+use junglezero::mcts::Evaluator;
 use junglezero::selfplay::record::{GameRecord, write_shard};
 use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
 

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use indicatif::ProgressBar;
 use junglezero::config::Config;
 use junglezero::store::run::RunDir;
-use junglezero::train::pipeline::{Pipeline, gate_run, selfplay_into_run};
+use junglezero::pipeline::{Pipeline, gate_run, selfplay_into_run};
 
 use super::progress::bar;
 use crate::cli::{RunArgs, TrainArgs};
@@ -69,7 +69,9 @@ fn run_config(run: &Path, file: Option<&Path>, set: &[String]) -> anyhow::Result
         None if snapshot.is_file() => Some(snapshot),
         None => None,
     };
-    Ok(Config::load(source.as_deref(), set)?)
+    let config = Config::load(source.as_deref(), set)?;
+    config.hardware.validate()?;
+    Ok(config)
 }
 
 fn default_run_path(config_file: Option<&Path>) -> PathBuf {

@@ -3,8 +3,8 @@
 
 use super::search::{Search, Step};
 use crate::game::Encode;
-use crate::nn::Evaluator;
-use crate::nn::cache::NnCache;
+use crate::mcts::Evaluator;
+use crate::mcts::cache::NnCache;
 
 /// Reusable input and output buffers for batches of up to `capacity` positions.
 pub struct EvalBuffers {

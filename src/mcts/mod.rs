@@ -1,16 +1,20 @@
 //! Monte-Carlo tree search with PUCT, generic over the game and the evaluator.
 
+pub mod cache;
 pub mod driver;
+pub mod evaluator;
 pub mod gumbel;
 pub mod player;
 pub mod search;
+pub mod testing;
 pub mod tree;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, check_range};
+use crate::check::{ConfigError, check_memory, check_range};
 
 pub use driver::{EvalBuffers, run_batched, run_plain};
+pub use evaluator::Evaluator;
 pub use player::MctsPlayer;
 pub use search::{Search, Step};
 
@@ -93,6 +97,9 @@ impl MctsConfig {
         check_range("mcts.dirichlet_alpha", self.dirichlet_alpha, 0.001, 100.0)?;
         check_range("mcts.dirichlet_fraction", self.dirichlet_fraction, 0.0, 1.0)?;
         check_range("mcts.cache_entries", self.cache_entries, 0, 1 << 26)?;
+        // Per entry: key, value, count and MAX_MOVES (action, prior) pairs (see `NnCache`).
+        let entry = 8 + 4 + 2 + crate::jungle::MAX_MOVES * std::mem::size_of::<(u16, f32)>();
+        check_memory("mcts.cache_entries", (self.cache_entries.next_power_of_two() * entry) as u128)?;
         check_range("mcts.playouts", self.playouts, 1, 10_000_000)?;
         Ok(())
     }

@@ -8,8 +8,8 @@ use std::time::Instant;
 use super::{EvalBuffers, MctsConfig, Search, Step};
 use crate::game::Game;
 use crate::jungle::{JungleGame, Move};
-use crate::nn::Evaluator;
-use crate::nn::cache::NnCache;
+use crate::mcts::Evaluator;
+use crate::mcts::cache::NnCache;
 use crate::player::{Limits, Player};
 
 pub struct MctsPlayer<E> {

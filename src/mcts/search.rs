@@ -14,7 +14,7 @@ use super::gumbel::{self, GumbelParams};
 use super::{Algorithm, MctsConfig};
 use super::tree::{CHANCE, EXPANDED, Node, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
 use crate::game::{Encode, Player, Turn};
-use crate::nn::cache::NnCache;
+use crate::mcts::cache::NnCache;
 
 /// What a call to [`Search::select`] produced.
 pub enum Step<'a, G> {

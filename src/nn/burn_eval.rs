@@ -3,11 +3,11 @@
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
 
-use super::Evaluator;
+use crate::mcts::Evaluator;
 use super::device::{is_cpu, parse_device};
 use super::fused::FusedNet;
 use super::model::{ModelConfig, Net, input_tensor};
-use crate::config::HardwareConfig;
+use crate::nn::device::HardwareConfig;
 use crate::jungle::JungleGame;
 use crate::jungle::encode::ACTIONS;
 

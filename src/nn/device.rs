@@ -1,6 +1,33 @@
-//! Choosing the compute device by name (config `model.device` or `--device`).
+//! Choosing the compute device by name (config `hardware.device`).
 
 use burn::prelude::Device;
+use serde::{Deserialize, Serialize};
+
+/// `[hardware]`: compute devices.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HardwareConfig {
+    /// The device networks run on: flex (CPU), wgpu, vulkan, cuda or cuda:N. Only backends
+    /// compiled into the binary are available (see the cargo features).
+    pub device: String,
+    /// On the CPU, run inference through the fused path (batch norm folded into the
+    /// convolutions, im2col + matrix products) instead of burn's kernels. Training always uses
+    /// burn.
+    pub fused_cpu: bool,
+}
+
+impl Default for HardwareConfig {
+    fn default() -> Self {
+        HardwareConfig { device: "flex".into(), fused_cpu: true }
+    }
+}
+
+impl HardwareConfig {
+    /// The device name names a backend compiled into this binary.
+    pub fn validate(&self) -> Result<(), crate::check::ConfigError> {
+        parse_device(&self.device).map(drop).map_err(|message| crate::check::ConfigError::Invalid { key: "hardware.device".into(), message })
+    }
+}
 
 /// Names accepted in configs and on the command line.
 pub const DEVICE_NAMES: &str = "flex (CPU), wgpu, vulkan, cuda, cuda:N";

@@ -1,37 +1,12 @@
-//! Position evaluation for MCTS: the [`Evaluator`] trait and its implementations.
+//! The policy/value network: its burn model, the CPU fast path, files, export, and
+//! [`burn_eval::NetEvaluator`], which implements MCTS's [`Evaluator`](crate::mcts::Evaluator).
 //!
-//! Search, self-play and the arena only ever see `Evaluator`; the burn network lives behind it
-//! (`model` and `burn_eval`), next to test evaluators that need no network.
+//! Search, self-play and the arena only ever see `Evaluator`; nothing below `mcts/` imports
+//! this module.
 
 pub mod burn_eval;
-pub mod cache;
 pub mod device;
 pub mod export;
 pub mod fused;
 pub mod model;
 pub mod modelfile;
-pub mod testing;
-
-use crate::game::Encode;
-
-/// Evaluates a batch of positions: prior logits over the action space and a value.
-///
-/// `states[i]` is encoded in `inputs[i * G::INPUT_SIZE..]`. Implementations write
-/// `policy[i * G::ACTIONS..][..G::ACTIONS]` (logits; illegal actions are ignored by the caller)
-/// and `value[i]`, the expected result in [-1, 1] for the side to move in `states[i]`.
-pub trait Evaluator<G: Encode>: Send + Sync {
-    fn evaluate(&self, states: &[&G], inputs: &[f32], policy: &mut [f32], value: &mut [f32]);
-
-    /// A short description for logs and records.
-    fn name(&self) -> String;
-}
-
-impl<G: Encode, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
-    fn evaluate(&self, states: &[&G], inputs: &[f32], policy: &mut [f32], value: &mut [f32]) {
-        (**self).evaluate(states, inputs, policy, value);
-    }
-
-    fn name(&self) -> String {
-        (**self).name()
-    }
-}

@@ -23,7 +23,7 @@ use burn::prelude::*;
 use burn::tensor::activation::relu;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, check_range};
+use crate::check::{ConfigError, check_range};
 use crate::jungle::encode::{ACTIONS, PLANES};
 
 pub const ROWS: usize = 9;

@@ -2,8 +2,9 @@
 //! burnpack weights, with a CRC-32 over everything.
 //!
 //! `magic "JZNM" | version u16 | header length u32 | header (TOML) | weights length u64 |
-//! weights (burnpack) | crc32 u32`. A loader refuses other magic numbers, unknown versions,
-//! bad checksums and shapes that do not match the weights, naming the file and the reason.
+//! weights (burnpack) | crc32 u32`, framed by [`crate::store::framed`]. A loader refuses other
+//! magic numbers, unknown versions, bad checksums and shapes that do not match the weights,
+//! naming the file and the reason.
 
 use std::path::Path;
 
@@ -15,10 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{ModelConfig, Net};
 use crate::jungle::Rules;
+use crate::store::framed::{self, BodyReader, BodyWriter, Format, FrameError};
 use crate::store::{self, StoreError};
 
-pub const MODEL_MAGIC: [u8; 4] = *b"JZNM";
-pub const MODEL_VERSION: u16 = 1;
+/// The model file format.
+pub const MODEL_FORMAT: Format = Format { magic: *b"JZNM", version: 1, what: "model" };
 
 /// What a model file says about itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,14 +45,8 @@ pub struct ModelMeta {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelFileError {
-    #[error("{path}: not a junglezero model (bad magic number)")]
-    BadMagic { path: String },
-    #[error("{path}: model format version {version} is not supported (this build reads version {MODEL_VERSION})")]
-    Version { path: String, version: u16 },
-    #[error("{path}: checksum mismatch, the file is corrupt")]
-    Checksum { path: String },
-    #[error("{path}: the file is truncated")]
-    Truncated { path: String },
+    #[error("{path}: {source}")]
+    Frame { path: String, source: FrameError },
     #[error("{path}: bad header: {message}")]
     Header { path: String, message: String },
     #[error("{path}: the weights do not fit the network described in the header: {message}")]
@@ -65,16 +61,10 @@ pub enum ModelFileError {
 pub fn encode(net: &Net, meta: &ModelMeta) -> Result<Vec<u8>, String> {
     let header = toml::to_string(meta).map_err(|e| e.to_string())?;
     let weights = net.clone().into_record().into_bytes().map_err(|e| e.to_string())?;
-    let mut out = Vec::with_capacity(weights.len() + header.len() + 32);
-    out.extend_from_slice(&MODEL_MAGIC);
-    out.extend_from_slice(&MODEL_VERSION.to_le_bytes());
-    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&(weights.len() as u64).to_le_bytes());
-    out.extend_from_slice(&weights);
-    let crc = crc32fast::hash(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    Ok(out)
+    let mut out = framed::begin(&MODEL_FORMAT, weights.len() + header.len() + 16);
+    out.put_bytes32(header.as_bytes());
+    out.put_bytes64(&weights);
+    Ok(framed::seal(out))
 }
 
 /// Saves atomically.
@@ -86,31 +76,12 @@ pub fn save(path: &Path, net: &Net, meta: &ModelMeta) -> Result<(), StoreError> 
 /// Splits and checks a model file's bytes: (meta, burnpack weights).
 pub fn decode(bytes: &[u8], path: &str) -> Result<(ModelMeta, Vec<u8>), ModelFileError> {
     let p = || path.to_string();
-    if bytes.len() < 4 || bytes[..4] != MODEL_MAGIC {
-        return Err(ModelFileError::BadMagic { path: p() });
-    }
-    if bytes.len() < 22 {
-        return Err(ModelFileError::Truncated { path: p() });
-    }
-    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version != MODEL_VERSION {
-        return Err(ModelFileError::Version { path: p(), version });
-    }
-    let (body, tail) = bytes.split_at(bytes.len() - 4);
-    if crc32fast::hash(body) != u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]) {
-        return Err(ModelFileError::Checksum { path: p() });
-    }
-    let hlen = u32::from_le_bytes([body[6], body[7], body[8], body[9]]) as usize;
-    let wstart = 10 + hlen + 8;
-    if body.len() < wstart {
-        return Err(ModelFileError::Truncated { path: p() });
-    }
-    let header = std::str::from_utf8(&body[10..10 + hlen]).map_err(|_| ModelFileError::Header { path: p(), message: "not UTF-8".into() })?;
+    let frame = |source| ModelFileError::Frame { path: p(), source };
+    let mut r = BodyReader::new(&MODEL_FORMAT, framed::open(&MODEL_FORMAT, bytes).map_err(frame)?);
+    let header = r.str32().map_err(frame)?;
     let meta: ModelMeta = toml::from_str(header).map_err(|e| ModelFileError::Header { path: p(), message: e.message().to_string() })?;
-    let wlen = u64::from_le_bytes(body[10 + hlen..wstart].try_into().map_err(|_| ModelFileError::Truncated { path: p() })?) as usize;
-    if body.len() != wstart + wlen {
-        return Err(ModelFileError::Truncated { path: p() });
-    }
+    let weights = r.bytes64().map_err(frame)?;
+    r.finish().map_err(frame)?;
     if meta.input_planes != crate::jungle::encode::PLANES || meta.actions != crate::jungle::encode::ACTIONS {
         return Err(ModelFileError::Incompatible {
             path: p(),
@@ -120,7 +91,10 @@ pub fn decode(bytes: &[u8], path: &str) -> Result<(ModelMeta, Vec<u8>), ModelFil
         });
     }
     meta.model.validate().map_err(|e| ModelFileError::Header { path: p(), message: e.to_string() })?;
-    Ok((meta, body[wstart..].to_vec()))
+    if let Err(e) = meta.rules.parse::<Rules>() {
+        return Err(ModelFileError::Header { path: p(), message: format!("rules '{}' do not parse: {e}", meta.rules) });
+    }
+    Ok((meta, weights.to_vec()))
 }
 
 /// Builds the network from a model file's parts on `device`.
@@ -133,9 +107,17 @@ pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) ->
         .map_err(|e| ModelFileError::Weights { path: path.into(), message: one_line(&e.to_string()) })
 }
 
+/// The message on one line, cut to about 300 bytes on a character boundary.
 fn one_line(s: &str) -> String {
     let s = s.replace('\n', " ");
-    if s.len() > 300 { format!("{}...", &s[..300]) } else { s }
+    if s.len() <= 300 {
+        return s;
+    }
+    let mut cut = 300;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}...", &s[..cut])
 }
 
 /// Reads only a model file's header (checksum verified).
@@ -165,5 +147,18 @@ pub fn fresh_meta(model: &ModelConfig, rules: &Rules, id: &str) -> ModelMeta {
         created: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
         input_planes: crate::jungle::encode::PLANES,
         actions: crate::jungle::encode::ACTIONS,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_on_a_character_boundary() {
+        let s = "é".repeat(400);
+        let short = one_line(&s);
+        assert!(short.ends_with("...") && short.len() <= 303, "{}", short.len());
+        assert_eq!(one_line("a\nb"), "a b");
     }
 }

@@ -1,57 +1,13 @@
 //! What a report is made of, read from a run directory: metrics.jsonl (training, self-play,
 //! gate, match and rating events) and the model files' headers.
 
-use std::collections::BTreeMap;
-
-use serde_json::Value;
-
 use crate::arena::gate::{ANCHOR, LoggedMatch, ratings};
 use crate::arena::bt::Rating;
 use crate::nn::modelfile;
+use crate::store::events::Event;
 use crate::store::run::RunDir;
 
-#[derive(Clone, Debug, Default)]
-pub struct TrainPoint {
-    pub step: f64,
-    pub time: f64,
-    pub policy_loss: f64,
-    pub value_loss: f64,
-    pub entropy: f64,
-    pub accuracy: f64,
-    pub lr: f64,
-    pub samples_per_sec: f64,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct SelfplayBatch {
-    pub iteration: u64,
-    pub model: String,
-    pub games: u64,
-    pub red_wins: u64,
-    pub blue_wins: u64,
-    pub draws: u64,
-    pub reasons: BTreeMap<String, u64>,
-    pub lengths: Vec<u64>,
-    pub evals_per_sec: f64,
-    pub resign_playouts: u64,
-    pub false_resigns: u64,
-    pub time: f64,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct GateEvent {
-    pub generation: u64,
-    pub best: Option<u64>,
-    pub accepted: bool,
-    pub reason: String,
-    pub wins: u64,
-    pub losses: u64,
-    pub draws: u64,
-    pub elo: Option<f64>,
-    pub ci: Option<f64>,
-    pub llr: Option<f64>,
-    pub time: f64,
-}
+pub use crate::store::events::{GamesEvent as SelfplayBatch, GateEvent, TrainEvent as TrainPoint};
 
 /// A checkpoint (promoted or rejected network) and where it stood when written.
 #[derive(Clone, Debug, Default)]
@@ -75,73 +31,29 @@ pub struct RunData {
     pub depths: Vec<(u32, Rating)>,
     /// The first event's time (the run's start).
     pub start: f64,
-    pub skipped_lines: usize,
+    /// Metrics lines that could not be read: "line N: reason".
+    pub problems: Vec<String>,
 }
 
-fn f(v: &Value, k: &str) -> f64 {
-    v[k].as_f64().unwrap_or(0.0)
-}
-
-fn u(v: &Value, k: &str) -> u64 {
-    v[k].as_u64().unwrap_or(0)
-}
-
-/// Reads everything a report needs. Unreadable lines (a torn last line after a crash) are
-/// counted and skipped.
+/// Reads everything a report needs. Lines that could not be read (a torn last line after a
+/// crash, a field missing) are listed with their line numbers in `problems`.
 pub fn load(run: &RunDir) -> RunData {
     let mut d = RunData::default();
-    let text = std::fs::read_to_string(run.metrics_path()).unwrap_or_default();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            d.skipped_lines += 1;
-            continue;
-        };
-        let t = f(&v, "time");
+    let (events, problems) = run.read_events();
+    d.problems = problems;
+    for e in events {
+        let t = e.time();
         if d.start == 0.0 || (t > 0.0 && t < d.start) {
             d.start = t;
         }
-        match v["kind"].as_str() {
-            Some("train") => d.train.push(TrainPoint {
-                step: f(&v, "step"),
-                time: t,
-                policy_loss: f(&v, "policy_loss"),
-                value_loss: f(&v, "value_loss"),
-                entropy: f(&v, "policy_entropy"),
-                accuracy: f(&v, "value_accuracy"),
-                lr: f(&v, "lr"),
-                samples_per_sec: f(&v, "samples_per_sec"),
-            }),
-            Some("selfplay") => d.selfplay.push(SelfplayBatch {
-                iteration: u(&v, "iteration"),
-                model: v["model"].as_str().unwrap_or("").into(),
-                games: u(&v, "games"),
-                red_wins: u(&v, "red_wins"),
-                blue_wins: u(&v, "blue_wins"),
-                draws: u(&v, "draws"),
-                reasons: v["reasons"].as_object().map(|o| o.iter().map(|(k, n)| (k.clone(), n.as_u64().unwrap_or(0))).collect()).unwrap_or_default(),
-                lengths: v["lengths"].as_array().map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default(),
-                evals_per_sec: f(&v, "evals_per_sec"),
-                resign_playouts: u(&v, "resign_playouts"),
-                false_resigns: u(&v, "false_resigns"),
-                time: t,
-            }),
-            Some("gate") => d.gates.push(GateEvent {
-                generation: u(&v, "generation"),
-                best: v["best"].as_u64(),
-                accepted: v["accepted"].as_bool().unwrap_or(false),
-                reason: v["reason"].as_str().unwrap_or("").into(),
-                wins: u(&v, "wins"),
-                losses: u(&v, "losses"),
-                draws: u(&v, "draws"),
-                elo: v["elo"].as_f64(),
-                ci: v["elo_ci95"].as_f64(),
-                llr: v["llr"].as_f64(),
-                time: t,
-            }),
-            _ => {}
+        match e {
+            Event::Train(t) => d.train.push(t),
+            Event::Selfplay(s) => d.selfplay.push(s),
+            Event::Gate(g) => d.gates.push(g),
+            Event::Match(m) => d.matches.push(m),
+            Event::Teacher(_) | Event::Ratings(_) => {}
         }
     }
-    d.matches = crate::arena::gate::read_matches(run);
     let fitted = ratings(&d.matches);
     let rating_of = |name: &str| fitted.iter().find(|(n, _)| n == name).and_then(|(_, r)| *r);
     let add = |g: u64, path: &std::path::Path, promoted: bool, d: &mut RunData| {

@@ -84,13 +84,13 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     let promoted = d.checkpoints.iter().filter(|c| c.promoted).count();
     let rejected = d.checkpoints.len() - promoted;
     let last_time = d.train.last().map(|t| t.time).into_iter().chain(d.gates.last().map(|g| g.time)).fold(0.0, f64::max);
-    let steps = d.train.last().map_or(0.0, |t| t.step);
+    let steps = d.train.last().map_or(0, |t| t.step);
     let best = d.checkpoints.iter().filter(|c| c.promoted).last();
     let _ = writeln!(s, "## Summary\n");
     let _ = writeln!(s, "| | |\n|---|---|");
     let _ = writeln!(s, "| generations trained | {} ({} promoted after generation 0, {} rejected) |", d.checkpoints.len().saturating_sub(1), promoted.saturating_sub(1), rejected);
     let _ = writeln!(s, "| self-play games | {games} |");
-    let _ = writeln!(s, "| training steps | {steps:.0} |");
+    let _ = writeln!(s, "| training steps | {steps} |");
     if last_time > d.start && d.start > 0.0 {
         let _ = writeln!(s, "| wall time covered | {} |", hours(last_time - d.start));
     }
@@ -101,8 +101,8 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     if let Some(c) = &config {
         let _ = writeln!(s, "| network | {} blocks × {} channels on {} |", c.model.blocks, c.model.channels, c.hardware.device);
     }
-    if d.skipped_lines > 0 {
-        let _ = writeln!(s, "| unreadable metric lines skipped | {} |", d.skipped_lines);
+    if !d.problems.is_empty() {
+        let _ = writeln!(s, "| unreadable metric lines skipped | {} (listed at the end) |", d.problems.len());
     }
     s.push('\n');
 
@@ -143,8 +143,8 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
             "Latest: policy loss {:.3}, value loss {:.3}, policy entropy {:.2} nats, value accuracy {:.1} %, learning rate {:.4}, {:.0} samples/s.\n",
             t.policy_loss,
             t.value_loss,
-            t.entropy,
-            100.0 * t.accuracy,
+            t.policy_entropy,
+            100.0 * t.value_accuracy,
             t.lr,
             t.samples_per_sec
         );
@@ -159,7 +159,7 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
         let _ = writeln!(s, "![Gate decisions](gate.png)\n\n([SVG](gate.svg))\n");
         let _ = writeln!(s, "| candidate | vs | W-L-D | Elo | LLR | decision |\n|---|---|---|---|---|---|");
         for g in &d.gates {
-            let elo = g.elo.map_or("-".into(), |e| match g.ci {
+            let elo = g.elo.map_or("-".into(), |e| match g.elo_ci95 {
                 Some(ci) => format!("{e:+.0} ± {ci:.0}"),
                 None => format!("{e:+.0} (no interval)"),
             });
@@ -217,5 +217,14 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
         let _ = writeln!(s, "- rules: {}", c.rules);
     }
     let _ = writeln!(s, "\n<details><summary>config.toml</summary>\n\n```toml\n{}\n```\n</details>", config_text.trim());
+    if !d.problems.is_empty() {
+        let _ = writeln!(s, "\n## Metrics lines not read\n");
+        for p in d.problems.iter().take(20) {
+            let _ = writeln!(s, "- {p}");
+        }
+        if d.problems.len() > 20 {
+            let _ = writeln!(s, "- ... and {} more", d.problems.len() - 20);
+        }
+    }
     s
 }

@@ -127,11 +127,11 @@ pub fn losses(dir: &Path, d: &RunData) -> PlotResult {
         let series: [(&str, fn(&super::data::TrainPoint) -> f64, RGBColor); 4] = [
             ("policy loss (cross-entropy, nats)", |t| t.policy_loss, BLUE),
             ("value loss (win/draw/loss cross-entropy)", |t| t.value_loss, RED),
-            ("policy entropy (nats)", |t| t.entropy, full_palette::PURPLE),
-            ("value accuracy", |t| t.accuracy, full_palette::GREEN_800),
+            ("policy entropy (nats)", |t| t.policy_entropy, full_palette::PURPLE),
+            ("value accuracy", |t| t.value_accuracy, full_palette::GREEN_800),
         ];
         for (panel, (title, get, colour)) in panels.iter().zip(series) {
-            let pts: Vec<(f64, f64)> = d.train.iter().map(|t| (t.step, get(t))).collect();
+            let pts: Vec<(f64, f64)> = d.train.iter().map(|t| (t.step as f64, get(t))).collect();
             let (x0, x1) = span(pts.iter().map(|p| p.0).chain([0.0]), 0.02);
             let (y0, y1) = span(pts.iter().map(|p| p.1), 0.08);
             let mut chart = ChartBuilder::on(panel)
@@ -161,7 +161,7 @@ pub fn gates(dir: &Path, d: &RunData) -> PlotResult {
     let pts: Vec<(f64, f64, f64, bool)> = d
         .gates
         .iter()
-        .filter_map(|g| Some((g.generation as f64, g.elo?, g.ci.filter(|c| c.is_finite()).unwrap_or(0.0), g.accepted)))
+        .filter_map(|g| Some((g.generation as f64, g.elo?, g.elo_ci95.filter(|c| c.is_finite()).unwrap_or(0.0), g.accepted)))
         .collect();
     render!(dir, "gate", (1000, 460), |root: &DrawingArea<_, Shift>| -> PlotResult {
         let (x0, x1) = span(pts.iter().map(|p| p.0), 0.05);

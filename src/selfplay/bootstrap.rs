@@ -11,7 +11,7 @@
 use crate::alphabeta::eval::{Eval, EvalWeights};
 use crate::jungle::JungleGame;
 use crate::jungle::Rules;
-use crate::nn::Evaluator;
+use crate::mcts::Evaluator;
 
 pub struct HeuristicBlend<'a, E: ?Sized> {
     inner: &'a E,
@@ -50,7 +50,7 @@ impl<E: Evaluator<JungleGame> + ?Sized> Evaluator<JungleGame> for HeuristicBlend
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::testing::UniformEvaluator;
+    use crate::mcts::testing::UniformEvaluator;
 
     fn value_of(fen: &str, weight: f32) -> f32 {
         let rules = Rules::default();

@@ -8,7 +8,7 @@ pub mod worker;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, check_range};
+use crate::check::{ConfigError, check_range};
 
 pub use worker::{Counters, RunOptions, play_plain, run};
 

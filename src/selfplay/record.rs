@@ -1,7 +1,7 @@
 //! Game records and shard files: a versioned little-endian binary format.
 //!
 //! A shard is `magic "JZGS" | version u16 | game count u32 | games... | crc32 of everything
-//! before it (u32)`. A game is:
+//! before it (u32)`, framed by [`crate::store::framed`]. A game is:
 //!
 //! ```text
 //! rules (string) | model id (string) | seed u64 | root FEN (string)
@@ -19,10 +19,11 @@ use std::path::Path;
 
 use crate::game::Reason;
 use crate::jungle::{JungleGame, Move, Rules, Side, parse_fen};
+use crate::store::framed::{self, BodyReader, BodyWriter, Format, FrameError};
 use crate::store::{self, StoreError};
 
-pub const SHARD_MAGIC: [u8; 4] = *b"JZGS";
-pub const SHARD_VERSION: u16 = 1;
+/// The game shard format.
+pub const SHARD_FORMAT: Format = Format { magic: *b"JZGS", version: 1, what: "game shard" };
 
 /// One move of a self-play game.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,14 +76,8 @@ impl GameRecord {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("not a game shard (bad magic number)")]
-    BadMagic,
-    #[error("shard format version {0} is not supported (this build reads version {SHARD_VERSION})")]
-    Version(u16),
-    #[error("checksum mismatch: the shard is corrupt")]
-    Checksum,
-    #[error("the shard is truncated")]
-    Truncated,
+    #[error(transparent)]
+    Frame(#[from] FrameError),
     #[error("corrupt shard: {0}")]
     Corrupt(String),
     #[error(transparent)]
@@ -97,66 +92,9 @@ pub struct ShardError {
     pub error: RecordError,
 }
 
-struct Writer(Vec<u8>);
-
-impl Writer {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u16(&mut self, v: u16) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn f32(&mut self, v: f32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn str(&mut self, s: &str) {
-        let b = &s.as_bytes()[..s.len().min(u16::MAX as usize)];
-        self.u16(b.len() as u16);
-        self.0.extend_from_slice(b);
-    }
-}
-
-struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], RecordError> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.b.len()).ok_or(RecordError::Truncated)?;
-        let s = &self.b[self.at..end];
-        self.at = end;
-        Ok(s)
-    }
-    fn u8(&mut self) -> Result<u8, RecordError> {
-        Ok(self.take(1)?[0])
-    }
-    fn u16(&mut self) -> Result<u16, RecordError> {
-        Ok(u16::from_le_bytes(self.take(2)?.try_into().map_err(|_| RecordError::Truncated)?))
-    }
-    fn u32(&mut self) -> Result<u32, RecordError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().map_err(|_| RecordError::Truncated)?))
-    }
-    fn u64(&mut self) -> Result<u64, RecordError> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().map_err(|_| RecordError::Truncated)?))
-    }
-    fn f32(&mut self) -> Result<f32, RecordError> {
-        Ok(f32::from_le_bytes(self.take(4)?.try_into().map_err(|_| RecordError::Truncated)?))
-    }
-    fn str(&mut self) -> Result<String, RecordError> {
-        let n = self.u16()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| RecordError::Corrupt("bad text".into()))
-    }
-    fn mv(&mut self) -> Result<Move, RecordError> {
-        let raw = self.u16()?;
-        Move::from_raw(raw).ok_or_else(|| RecordError::Corrupt(format!("bad move code {raw}")))
-    }
+fn read_move(r: &mut BodyReader) -> Result<Move, RecordError> {
+    let raw = r.u16()?;
+    Move::from_raw(raw).ok_or_else(|| RecordError::Corrupt(format!("bad move code {raw}")))
 }
 
 fn side_code(s: Option<Side>) -> u8 {
@@ -172,33 +110,33 @@ fn side_from(code: u8) -> Result<Option<Side>, RecordError> {
     }
 }
 
-fn write_game(w: &mut Writer, g: &GameRecord) {
-    w.str(&g.rules.to_string());
-    w.str(&g.model_id);
-    w.u64(g.seed);
-    w.str(&g.root_fen);
-    w.u8(side_code(g.winner));
-    w.u8(g.reason as u8);
-    w.u8(side_code(g.would_resign));
-    w.u16(g.moves.len().min(u16::MAX as usize) as u16);
+fn write_game(w: &mut Vec<u8>, g: &GameRecord) {
+    w.put_str16(&g.rules.to_string());
+    w.put_str16(&g.model_id);
+    w.put_u64(g.seed);
+    w.put_str16(&g.root_fen);
+    w.put_u8(side_code(g.winner));
+    w.put_u8(g.reason as u8);
+    w.put_u8(side_code(g.would_resign));
+    w.put_u16(g.moves.len().min(u16::MAX as usize) as u16);
     for m in g.moves.iter().take(u16::MAX as usize) {
-        w.u16(m.mv.raw());
-        w.u8(u8::from(m.full_search));
-        w.f32(m.root_value);
+        w.put_u16(m.mv.raw());
+        w.put_u8(u8::from(m.full_search));
+        w.put_f32(m.root_value);
         let n = m.visits.len().min(u8::MAX as usize);
-        w.u8(n as u8);
+        w.put_u8(n as u8);
         for &(mv, v) in &m.visits[..n] {
-            w.u16(mv.raw());
-            w.u32(v);
+            w.put_u16(mv.raw());
+            w.put_u32(v);
         }
     }
 }
 
-fn read_game(r: &mut Reader) -> Result<GameRecord, RecordError> {
-    let rules: Rules = r.str()?.parse().map_err(|e| RecordError::Corrupt(format!("rules: {e}")))?;
-    let model_id = r.str()?;
+fn read_game(r: &mut BodyReader) -> Result<GameRecord, RecordError> {
+    let rules: Rules = r.str16()?.parse().map_err(|e| RecordError::Corrupt(format!("rules: {e}")))?;
+    let model_id = r.str16()?.to_string();
     let seed = r.u64()?;
-    let root_fen = r.str()?;
+    let root_fen = r.str16()?.to_string();
     let winner = side_from(r.u8()?)?;
     let reason_code = r.u8()?;
     let reason = Reason::from_u8(reason_code).ok_or_else(|| RecordError::Corrupt(format!("bad reason {reason_code}")))?;
@@ -206,13 +144,13 @@ fn read_game(r: &mut Reader) -> Result<GameRecord, RecordError> {
     let n = r.u16()? as usize;
     let mut moves = Vec::with_capacity(n);
     for _ in 0..n {
-        let mv = r.mv()?;
+        let mv = read_move(r)?;
         let flags = r.u8()?;
         let root_value = r.f32()?;
         let k = r.u8()? as usize;
         let mut visits = Vec::with_capacity(k);
         for _ in 0..k {
-            visits.push((r.mv()?, r.u32()?));
+            visits.push((read_move(r)?, r.u32()?));
         }
         moves.push(MoveRecord { mv, full_search: flags & 1 != 0, root_value, visits });
     }
@@ -221,45 +159,23 @@ fn read_game(r: &mut Reader) -> Result<GameRecord, RecordError> {
 
 /// The bytes of a shard holding `games`.
 pub fn encode_shard(games: &[GameRecord]) -> Vec<u8> {
-    let mut w = Writer(Vec::with_capacity(games.len() * 2048));
-    w.0.extend_from_slice(&SHARD_MAGIC);
-    w.u16(SHARD_VERSION);
-    w.u32(games.len() as u32);
+    let mut w = framed::begin(&SHARD_FORMAT, games.len() * 2048);
+    w.put_u32(games.len() as u32);
     for g in games {
         write_game(&mut w, g);
     }
-    let crc = crc32fast::hash(&w.0);
-    w.u32(crc);
-    w.0
+    framed::seal(w)
 }
 
 /// Parses shard bytes.
 pub fn decode_shard(bytes: &[u8]) -> Result<Vec<GameRecord>, RecordError> {
-    if bytes.len() < 4 || bytes[..4] != SHARD_MAGIC {
-        return Err(RecordError::BadMagic);
-    }
-    if bytes.len() < 14 {
-        return Err(RecordError::Truncated);
-    }
-    let mut r = Reader { b: bytes, at: 4 };
-    let version = r.u16()?;
-    if version != SHARD_VERSION {
-        return Err(RecordError::Version(version));
-    }
-    let (body, tail) = bytes.split_at(bytes.len() - 4);
-    let stored = u32::from_le_bytes(tail.try_into().map_err(|_| RecordError::Truncated)?);
-    if crc32fast::hash(body) != stored {
-        return Err(RecordError::Checksum);
-    }
-    let mut r = Reader { b: body, at: 6 };
+    let mut r = BodyReader::new(&SHARD_FORMAT, framed::open(&SHARD_FORMAT, bytes)?);
     let count = r.u32()? as usize;
     let mut games = Vec::with_capacity(count.min(1 << 20));
     for _ in 0..count {
         games.push(read_game(&mut r)?);
     }
-    if r.at != body.len() {
-        return Err(RecordError::Corrupt("trailing bytes".into()));
-    }
+    r.finish()?;
     Ok(games)
 }
 
@@ -316,11 +232,11 @@ mod tests {
         let bytes = encode_shard(&[sample()]);
         let mut bad = bytes.clone();
         bad[20] ^= 1;
-        assert!(matches!(decode_shard(&bad), Err(RecordError::Checksum)));
-        assert!(matches!(decode_shard(&bytes[..bytes.len() - 9]), Err(RecordError::Checksum | RecordError::Truncated)));
+        assert!(matches!(decode_shard(&bad), Err(RecordError::Frame(FrameError::Checksum { .. }))));
+        assert!(matches!(decode_shard(&bytes[..bytes.len() - 9]), Err(RecordError::Frame(FrameError::Checksum { .. } | FrameError::Truncated { .. }))));
         let mut v = bytes.clone();
         v[4] = 9;
-        assert!(matches!(decode_shard(&v), Err(RecordError::Version(9))));
-        assert!(matches!(decode_shard(b"PK\x03\x04 not a shard"), Err(RecordError::BadMagic)));
+        assert!(matches!(decode_shard(&v), Err(RecordError::Frame(FrameError::Version { found: 9, .. }))));
+        assert!(matches!(decode_shard(b"PK\x03\x04 not a shard"), Err(RecordError::Frame(FrameError::BadMagic { .. }))));
     }
 }

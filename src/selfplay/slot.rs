@@ -16,7 +16,7 @@ use crate::mcts::{Algorithm, MctsConfig, Search, Step};
 
 /// Sum of the integer counts an improved-policy target is written as.
 const TARGET_TOTAL: f32 = 1000.0;
-use crate::nn::cache::NnCache;
+use crate::mcts::cache::NnCache;
 
 /// The seed of game `index` in a run seeded with `base`.
 pub fn game_seed(base: u64, index: u64) -> u64 {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::record::{GameRecord, MoveRecord};
 use crate::alphabeta::{Engine, Eval, EvalWeights, Limits, SearchConfig, WIN, WIN_BOUND};
-use crate::config::{ConfigError, check_range};
+use crate::check::{ConfigError, check_range};
 use crate::game::{Game, Outcome, Reason, Turn};
 use crate::jungle::{JungleGame, Move, Rules, Side, fen};
 

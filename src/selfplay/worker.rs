@@ -12,8 +12,8 @@ use super::slot::{Slot, game_seed};
 use crate::jungle::JungleGame;
 use crate::jungle::encode::{ACTIONS, INPUT_SIZE};
 use crate::mcts::{EvalBuffers, MctsConfig};
-use crate::nn::Evaluator;
-use crate::nn::cache::NnCache;
+use crate::mcts::Evaluator;
+use crate::mcts::cache::NnCache;
 
 /// Live counters for progress displays (shared by the workers).
 #[derive(Default, Debug)]

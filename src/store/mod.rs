@@ -2,6 +2,8 @@
 //! through files here; every file is written to a temporary name, synced and renamed, so a
 //! reader never sees half a file and a kill never leaves one behind under the real name.
 
+pub mod events;
+pub mod framed;
 pub mod run;
 
 use std::fs::{self, File};

@@ -176,11 +176,11 @@ impl RunDir {
         self.root.join(relative)
     }
 
-    /// Appends one JSON object as a line to metrics.jsonl (one write, so lines never interleave
-    /// mid-line; a reader skips a torn last line after a crash).
-    pub fn append_metrics(&self, value: &serde_json::Value) -> Result<(), StoreError> {
+    /// Appends one event as a line to metrics.jsonl (one write, so lines never interleave
+    /// mid-line; a reader reports a torn last line after a crash and reads the rest).
+    pub fn append_event(&self, event: &super::events::Event) -> Result<(), StoreError> {
         let path = self.metrics_path();
-        let mut line = value.to_string();
+        let mut line = super::events::to_line(event);
         line.push('\n');
         let mut f = fs::OpenOptions::new()
             .create(true)
@@ -188,6 +188,16 @@ impl RunDir {
             .open(&path)
             .map_err(|e| StoreError::new("cannot open", &path, e))?;
         f.write_all(line.as_bytes()).map_err(|e| StoreError::new("cannot append to", &path, e))
+    }
+
+    /// Every event in metrics.jsonl, and the lines that could not be read (line number and
+    /// reason). A missing file has no events.
+    pub fn read_events(&self) -> (Vec<super::events::Event>, Vec<String>) {
+        match fs::read_to_string(self.metrics_path()) {
+            Ok(text) => super::events::parse(&text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), Vec::new()),
+            Err(e) => (Vec::new(), vec![format!("cannot read {}: {e}", self.metrics_path().display())]),
+        }
     }
 
     /// Promotes a candidate by renaming it into models/.

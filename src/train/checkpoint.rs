@@ -1,7 +1,8 @@
 //! Trainer checkpoints (`train/checkpoint.jzc`): everything needed to continue exactly.
 //!
 //! `magic "JZCK" | version u16 | header length u32 | header (TOML) | weights length u64 |
-//! weights (burnpack) | optimiser length u64 | optimiser state (burnpack) | crc32 u32`.
+//! weights (burnpack) | optimiser length u64 | optimiser state (burnpack) | crc32 u32`, framed
+//! by [`crate::store::framed`].
 //! The header holds the counters, the random generator's state, the replay-window manifest and
 //! the model shape. Written atomically (temporary file, fsync, rename); a reader refuses a bad
 //! magic number, an unknown version, a checksum mismatch or a shape that does not fit, with
@@ -19,10 +20,11 @@ use serde::{Deserialize, Serialize};
 use super::TrainConfig;
 use super::trainer::{Trainer, optimizer};
 use crate::nn::model::ModelConfig;
+use crate::store::framed::{self, BodyReader, BodyWriter, Format, FrameError};
 use crate::store::{self, StoreError};
 
-pub const CHECKPOINT_MAGIC: [u8; 4] = *b"JZCK";
-pub const CHECKPOINT_VERSION: u16 = 1;
+/// The checkpoint file format.
+pub const CHECKPOINT_FORMAT: Format = Format { magic: *b"JZCK", version: 1, what: "checkpoint" };
 
 /// The counters and state around the weights.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,14 +57,8 @@ pub struct CheckpointMeta {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
-    #[error("{path}: not a junglezero checkpoint (bad magic number)")]
-    BadMagic { path: String },
-    #[error("{path}: checkpoint format version {version} is not supported (this build reads version {CHECKPOINT_VERSION})")]
-    Version { path: String, version: u16 },
-    #[error("{path}: checksum mismatch, the checkpoint is corrupt")]
-    Checksum { path: String },
-    #[error("{path}: the checkpoint is truncated")]
-    Truncated { path: String },
+    #[error("{path}: {source}")]
+    Frame { path: String, source: FrameError },
     #[error("{path}: bad checkpoint header: {message}")]
     Header { path: String, message: String },
     #[error("{path}: {message}")]
@@ -77,61 +73,25 @@ pub fn save(path: &Path, trainer: &Trainer, meta: &CheckpointMeta) -> Result<(),
     let header = toml::to_string(meta).map_err(|e| fail(e.to_string()))?;
     let weights = trainer.net().clone().into_record().into_bytes().map_err(|e| fail(e.to_string()))?;
     let optim = trainer.optim.into_bytes().map_err(|e| fail(e.to_string()))?;
-    let mut out = Vec::with_capacity(weights.len() + optim.len() + header.len() + 64);
-    out.extend_from_slice(&CHECKPOINT_MAGIC);
-    out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&(weights.len() as u64).to_le_bytes());
-    out.extend_from_slice(&weights);
-    out.extend_from_slice(&(optim.len() as u64).to_le_bytes());
-    out.extend_from_slice(&optim);
-    let crc = crc32fast::hash(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    store::write_atomic(path, &out)
-}
-
-fn take<'a>(b: &'a [u8], at: &mut usize, n: usize, path: &str) -> Result<&'a [u8], CheckpointError> {
-    let end = at.checked_add(n).filter(|&e| e <= b.len()).ok_or_else(|| CheckpointError::Truncated { path: path.into() })?;
-    let s = &b[*at..end];
-    *at = end;
-    Ok(s)
+    let mut out = framed::begin(&CHECKPOINT_FORMAT, weights.len() + optim.len() + header.len() + 32);
+    out.put_bytes32(header.as_bytes());
+    out.put_bytes64(&weights);
+    out.put_bytes64(&optim);
+    store::write_atomic(path, &framed::seal(out))
 }
 
 /// Reads and checks a checkpoint: (meta, weights bytes, optimiser bytes).
 pub fn read(path: &Path) -> Result<(CheckpointMeta, Vec<u8>, Vec<u8>), CheckpointError> {
     let name = path.display().to_string();
     let bytes = store::read(path)?;
-    if bytes.len() < 4 || bytes[..4] != CHECKPOINT_MAGIC {
-        return Err(CheckpointError::BadMagic { path: name });
-    }
-    if bytes.len() < 10 {
-        return Err(CheckpointError::Truncated { path: name });
-    }
-    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version != CHECKPOINT_VERSION {
-        return Err(CheckpointError::Version { path: name, version });
-    }
-    if bytes.len() < 14 {
-        return Err(CheckpointError::Truncated { path: name });
-    }
-    let (body, tail) = bytes.split_at(bytes.len() - 4);
-    if crc32fast::hash(body) != u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]) {
-        return Err(CheckpointError::Checksum { path: name });
-    }
-    let mut at = 6;
-    let hlen = u32::from_le_bytes(take(body, &mut at, 4, &name)?.try_into().expect("4 bytes")) as usize;
-    let header = std::str::from_utf8(take(body, &mut at, hlen, &name)?)
-        .map_err(|_| CheckpointError::Header { path: name.clone(), message: "not UTF-8".into() })?;
+    let frame = |source| CheckpointError::Frame { path: name.clone(), source };
+    let mut r = BodyReader::new(&CHECKPOINT_FORMAT, framed::open(&CHECKPOINT_FORMAT, &bytes).map_err(frame)?);
+    let header = r.str32().map_err(frame)?;
     let meta: CheckpointMeta =
         toml::from_str(header).map_err(|e| CheckpointError::Header { path: name.clone(), message: e.message().to_string() })?;
-    let wlen = u64::from_le_bytes(take(body, &mut at, 8, &name)?.try_into().expect("8 bytes")) as usize;
-    let weights = take(body, &mut at, wlen, &name)?.to_vec();
-    let olen = u64::from_le_bytes(take(body, &mut at, 8, &name)?.try_into().expect("8 bytes")) as usize;
-    let optim = take(body, &mut at, olen, &name)?.to_vec();
-    if at != body.len() {
-        return Err(CheckpointError::Header { path: name, message: "trailing bytes".into() });
-    }
+    let weights = r.bytes64().map_err(frame)?.to_vec();
+    let optim = r.bytes64().map_err(frame)?.to_vec();
+    r.finish().map_err(frame)?;
     Ok((meta, weights, optim))
 }
 

@@ -1,15 +1,15 @@
-//! Learning from self-play: the replay window, batches, the optimiser loop, checkpoints, and the
-//! pipeline that runs self-play, training and gating as generations over a run directory.
+//! Learning from self-play: the replay window, batches, the optimiser loop and checkpoints.
+//! The generations over a run directory (self-play, training, gating) are in
+//! [`crate::pipeline`].
 
 pub mod batch;
 pub mod checkpoint;
-pub mod pipeline;
 pub mod replay;
 pub mod trainer;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, check_range};
+use crate::check::{ConfigError, check_range};
 
 /// Which optimiser updates the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

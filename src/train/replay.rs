@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rand::{Rng, RngExt};
 
+use crate::game::Game;
 use crate::jungle::encode::action_index;
 use crate::jungle::{Position, Rules};
 use crate::selfplay::record::{GameRecord, ShardError, read_shard};
@@ -48,7 +49,9 @@ impl ShardSamples {
 }
 
 /// Turns games into samples. Games played under other rules than `rules` are skipped (and
-/// counted) so one run never mixes rule sets.
+/// counted) so one run never mixes rule sets, as are games that do not replay: an illegal move,
+/// a target move that is not legal where it was searched, or a value that is not a number
+/// (a shard can be damaged before its checksum was computed). A skipped game leaves no samples.
 pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (ShardSamples, usize) {
     let mut out = ShardSamples { path: path.to_path_buf(), games: 0, samples: Vec::new(), targets: Vec::new() };
     let mut skipped = 0;
@@ -57,9 +60,15 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
             skipped += 1;
             continue;
         }
-        out.games += 1;
+        let (samples_before, targets_before) = (out.samples.len(), out.targets.len());
+        let mut damaged = false;
         let replayed = g.replay(|state, m| {
-            if !m.full_search || m.visits.is_empty() {
+            if damaged || !m.full_search || m.visits.is_empty() {
+                return;
+            }
+            let legal = state.legal_moves();
+            if !m.root_value.is_finite() || m.visits.len() > usize::from(u8::MAX) || m.visits.iter().any(|(mv, _)| !legal.contains(mv)) {
+                damaged = true;
                 return;
             }
             let mover = state.side_to_move();
@@ -88,8 +97,12 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
                 target_len: m.visits.len() as u8,
             });
         });
-        if replayed.is_err() {
+        if replayed.is_err() || damaged {
+            out.samples.truncate(samples_before);
+            out.targets.truncate(targets_before);
             skipped += 1;
+        } else {
+            out.games += 1;
         }
     }
     (out, skipped)
@@ -167,5 +180,42 @@ impl ReplayWindow {
             k -= s.samples.len();
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Reason;
+    use crate::jungle::{START_FEN, parse_move};
+    use crate::selfplay::record::MoveRecord;
+
+    fn game(visits: &[&str], root_value: f32) -> GameRecord {
+        let mv = parse_move("a3a4").unwrap();
+        let visits = visits.iter().map(|t| (parse_move(t).unwrap(), 10)).collect();
+        GameRecord {
+            rules: Rules::default(),
+            model_id: "test".into(),
+            seed: 1,
+            root_fen: START_FEN.into(),
+            moves: vec![MoveRecord { mv, full_search: true, root_value, visits }],
+            winner: None,
+            reason: Reason::MoveCap,
+            would_resign: None,
+        }
+    }
+
+    #[test]
+    fn damaged_games_are_skipped_whole_and_never_panic() {
+        let path = Path::new("test.jzg");
+        let good = game(&["a3a4", "g3g4"], 0.1);
+        let (s, skipped) = samples_from_games(path, &[good.clone()], &Rules::default());
+        assert_eq!((s.games, s.samples.len(), s.targets.len(), skipped), (1, 1, 2, 0));
+        // A target move no piece can make (not even a step: action_index has no direction for
+        // it), an opponent's move, a value that is not a number.
+        for bad in [game(&["a3a4", "a1c5"], 0.1), game(&["a7a6"], 0.1), game(&["a3a4"], f32::NAN)] {
+            let (s, skipped) = samples_from_games(path, &[good.clone(), bad, good.clone()], &Rules::default());
+            assert_eq!((s.games, s.samples.len(), s.targets.len(), skipped), (2, 2, 4, 1));
+        }
     }
 }

@@ -1,0 +1,73 @@
+//! Configuration errors and range checks, shared by every module's config section.
+//!
+//! This module imports nothing from the crate, so that the rules, search and MCTS modules can
+//! validate their settings without depending on the configuration that aggregates them all.
+
+use std::path::PathBuf;
+
+/// A configuration problem, naming the file or key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config {path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("config key '{key}': {message}")]
+    Invalid { key: String, message: String },
+    #[error("override '{0}' is not of the form section.key=value")]
+    NotKeyValue(String),
+    #[error("unknown config key '{0}'")]
+    UnknownKey(String),
+}
+
+/// Checks `lo <= v <= hi` for key `key`.
+pub fn check_range<T: PartialOrd + std::fmt::Display>(key: &str, v: T, lo: T, hi: T) -> Result<(), ConfigError> {
+    if v < lo || v > hi {
+        Err(ConfigError::Invalid { key: key.into(), message: format!("{v} is out of range ({lo} to {hi})") })
+    } else {
+        Ok(())
+    }
+}
+
+/// The machine's physical memory in bytes, where the system says (Linux: /proc/meminfo).
+pub fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn gib(bytes: u128) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
+/// Refuses a setting that would ask for more than `total` bytes (the physical memory) before
+/// anything is allocated, so that a typo gives a message instead of an abort.
+pub fn check_memory_within(key: &str, bytes: u128, total: Option<u64>) -> Result<(), ConfigError> {
+    match total {
+        Some(total) if bytes > u128::from(total) => Err(ConfigError::Invalid {
+            key: key.into(),
+            message: format!("asks for {} of memory; this machine has {}", gib(bytes), gib(u128::from(total))),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// [`check_memory_within`] this machine's physical memory.
+pub fn check_memory(key: &str, bytes: u128) -> Result<(), ConfigError> {
+    check_memory_within(key, bytes, physical_memory())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_beyond_the_machine_is_refused_by_name() {
+        let e = check_memory_within("search.hash_mb", 64 << 30, Some(16 << 30)).unwrap_err().to_string();
+        assert_eq!(e, "config key 'search.hash_mb': asks for 64.0 GiB of memory; this machine has 16.0 GiB");
+        assert!(check_memory_within("search.hash_mb", 1 << 30, Some(16 << 30)).is_ok());
+        assert!(check_memory_within("search.hash_mb", 1 << 40, None).is_ok(), "unknown memory: no check");
+        assert!(check_range("k", 5, 1, 4).is_err() && check_range("k", 4, 1, 4).is_ok());
+    }
+}

@@ -1,0 +1,111 @@
+//! The crate's import graph: the rules, search and MCTS never import the network, training,
+//! self-play, arena or configuration modules, and no import cycle spans two top-level modules.
+//! Read from the sources, so a new `use crate::` edge that breaks the layering fails here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The crate's top-level modules.
+fn modules() -> Vec<String> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    lib.lines().filter_map(|l| l.trim().strip_prefix("pub mod ")).map(|m| m.trim_end_matches(';').to_string()).collect()
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// `crate::NAME` references in code (comments and doc links left out).
+fn crate_refs(text: &str) -> BTreeSet<String> {
+    let mut refs = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            let after = &rest[i + "crate::".len()..];
+            let name: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() {
+                refs.insert(name);
+            }
+            rest = after;
+        }
+    }
+    refs
+}
+
+/// Module → the other top-level modules its files reference.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mods = modules();
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for m in &mods {
+        let dir = src().join(m);
+        let mut files = Vec::new();
+        if dir.is_dir() {
+            rust_files(&dir, &mut files);
+        } else {
+            files.push(src().join(format!("{m}.rs")));
+        }
+        let e = g.entry(m.clone()).or_default();
+        for f in files {
+            for r in crate_refs(&std::fs::read_to_string(&f).unwrap()) {
+                if &r != m && mods.contains(&r) {
+                    e.insert(r);
+                }
+            }
+        }
+    }
+    g
+}
+
+#[test]
+fn the_reference_scanner_sees_imports_and_skips_comments() {
+    let refs = crate_refs("use crate::nn::model::Net; // crate::train\n/// [`crate::arena`]\nlet x = crate::store::clock();");
+    assert_eq!(refs.into_iter().collect::<Vec<_>>(), vec!["nn".to_string(), "store".to_string()]);
+}
+
+#[test]
+fn rules_search_and_mcts_never_import_the_network_training_or_matches() {
+    let g = graph();
+    let low = ["game", "check", "player", "jungle", "alphabeta", "mcts"];
+    let high = ["nn", "train", "selfplay", "arena", "config", "pipeline", "protocol", "report", "store"];
+    for m in low {
+        let deps = g.get(m).unwrap_or_else(|| panic!("module {m} exists"));
+        for h in high {
+            assert!(!deps.contains(h), "{m} imports crate::{h}; the layering forbids it (see ARCHITECTURE.md)");
+        }
+    }
+}
+
+#[test]
+fn no_import_cycle_spans_two_modules() {
+    let g = graph();
+    // A cycle through two modules means each reaches the other.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.to_string()];
+        while let Some(m) = stack.pop() {
+            for d in g.get(&m).into_iter().flatten() {
+                if seen.insert(d.clone()) {
+                    stack.push(d.clone());
+                }
+            }
+        }
+        seen
+    };
+    for (a, deps) in &g {
+        for b in deps {
+            assert!(!reach(b).contains(a), "import cycle: {a} -> {b} -> ... -> {a}");
+        }
+    }
+}
