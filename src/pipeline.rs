@@ -24,7 +24,7 @@ use crate::train::replay::{ReplayWindow, load_shard};
 use crate::train::trainer::{Trainer, optimizer};
 use crate::config::Config;
 use crate::game::Reason;
-use crate::jungle::{JungleGame, Side};
+use crate::jungle::Side;
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::parse_device;
 use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
@@ -546,14 +546,7 @@ pub fn selfplay_into_run(
 ) -> Result<SelfplaySummary> {
     let stamp = (now() * 1000.0) as u64;
     let seed = config.train.seed ^ stamp.rotate_left(17) ^ iteration;
-    let opts = RunOptions {
-        games,
-        first_index: 0,
-        seed,
-        model_id: evaluator.id().to_string(),
-        root: JungleGame::start(config.rules),
-        deadline: None,
-    };
+    let opts = RunOptions::from_start(games, seed, evaluator.id(), config.rules);
     let counters = Counters::default();
     let start = Instant::now();
     // Every finished game, in order; those from `written` on are not in a shard yet.

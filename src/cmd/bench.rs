@@ -138,14 +138,7 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
         config.selfplay.fast_sims
     )?;
     let counters = Counters::default();
-    let opts = RunOptions {
-        games: u64::MAX,
-        first_index: 0,
-        seed: 7,
-        model_id: "random-init".into(),
-        root: JungleGame::start(config.rules),
-        deadline: Some(Instant::now() + Duration::from_secs_f64(seconds)),
-    };
+    let opts = RunOptions { deadline: Some(Instant::now() + Duration::from_secs_f64(seconds)), ..RunOptions::from_start(u64::MAX, 7, "random-init", config.rules) };
     let start = Instant::now();
     run_selfplay(&eval, &config.mcts, &config.selfplay, &opts, &counters, |_| Ok(()), || {}).map_err(anyhow::Error::msg)?;
     let secs = start.elapsed().as_secs_f64();

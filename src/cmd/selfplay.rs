@@ -3,7 +3,6 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use junglezero::jungle::JungleGame;
 use junglezero::mcts::Evaluator;
 use junglezero::selfplay::record::{GameRecord, write_shard};
 use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
@@ -33,14 +32,7 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         config.selfplay.games_in_flight,
         out.display()
     );
-    let opts = RunOptions {
-        games: args.games,
-        first_index: 0,
-        seed,
-        model_id: evaluator.id().to_string(),
-        root: JungleGame::start(config.rules),
-        deadline: None,
-    };
+    let opts = RunOptions::from_start(args.games, seed, evaluator.id(), config.rules);
     let counters = Counters::default();
     let pb = bar(args.games, "games");
     let start = Instant::now();

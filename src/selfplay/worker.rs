@@ -40,6 +40,13 @@ pub struct RunOptions {
     pub deadline: Option<Instant>,
 }
 
+impl RunOptions {
+    /// `games` games from the start position under `rules`, numbered from 0, with no deadline.
+    pub fn from_start(games: u64, seed: u64, model_id: &str, rules: crate::jungle::Rules) -> RunOptions {
+        RunOptions { games, first_index: 0, seed, model_id: model_id.to_string(), root: JungleGame::start(rules), deadline: None }
+    }
+}
+
 /// Plays `opts.games` games one at a time, each leaf evaluated alone.
 pub fn play_plain<E: Evaluator<JungleGame> + ?Sized>(
     evaluator: &E,

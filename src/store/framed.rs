@@ -180,11 +180,6 @@ impl<'a> BodyReader<'a> {
         std::str::from_utf8(b).map_err(|_| self.corrupt("a text field is not UTF-8"))
     }
 
-    /// Bytes not yet read.
-    pub fn remaining(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-
     /// Errors unless every byte was read.
     pub fn finish(self) -> Result<(), FrameError> {
         if self.at == self.bytes.len() { Ok(()) } else { Err(self.corrupt("trailing bytes")) }
