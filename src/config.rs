@@ -61,6 +61,12 @@ impl Config {
         }
     }
 
+    /// The teacher that finishes long self-play games (`None` when `selfplay.finish_after_plies`
+    /// is 0).
+    pub fn finisher(&self) -> Option<crate::selfplay::teacher::Finisher> {
+        crate::selfplay::teacher::Finisher::from_settings(&self.selfplay, &self.teacher, &self.search, &self.eval, self.rules)
+    }
+
     /// Defaults, then the file (if any), then the overrides; validated.
     pub fn load(path: Option<&Path>, overrides: &[String]) -> Result<Config, ConfigError> {
         let mut table = match path {

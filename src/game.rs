@@ -66,10 +66,13 @@ pub enum Reason {
     Resignation = 6,
     /// A player failed to produce a legal move (an external engine crashed or misbehaved).
     Forfeit = 7,
+    /// A match ended the game on both players' evaluations (`arena.adjudicate_*`; matches
+    /// only, never produced by the rules).
+    Adjudication = 8,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 8] = [
+    pub const ALL: [Reason; 9] = [
         Reason::Den,
         Reason::Annihilation,
         Reason::NoMoves,
@@ -78,6 +81,7 @@ impl Reason {
         Reason::MoveCap,
         Reason::Resignation,
         Reason::Forfeit,
+        Reason::Adjudication,
     ];
 
     /// Stable lower-case name used in records, reports and protocol output.
@@ -91,6 +95,7 @@ impl Reason {
             Reason::MoveCap => "move-cap",
             Reason::Resignation => "resignation",
             Reason::Forfeit => "forfeit",
+            Reason::Adjudication => "adjudication",
         }
     }
 

@@ -79,6 +79,8 @@ pub struct SelfplaySummary {
     pub moves: u64,
     pub evals: u64,
     pub seconds: f64,
+    /// Games the teacher finished.
+    pub finished: u64,
 }
 
 impl Pipeline {
@@ -316,7 +318,7 @@ impl Pipeline {
         flush(&mut batch, &mut shard_no).map_err(PipelineError::Other)?;
         res.map_err(PipelineError::Other)?;
         let (done, plies) = (done.get(), plies.get());
-        let summary = SelfplaySummary { games: done, moves: plies, evals: 0, seconds: start.elapsed().as_secs_f64() };
+        let summary = SelfplaySummary { games: done, moves: plies, evals: 0, seconds: start.elapsed().as_secs_f64(), finished: 0 };
         if done > 0 {
             let m = games_event(&records_for_metrics, 0, &format!("alphabeta:depth={}", c.teacher.depth), &summary);
             self.run.append_event(&Event::Teacher(m))?;
@@ -350,6 +352,7 @@ impl Pipeline {
             self.meta.samples_trained += batch.len() as u64;
             sum.policy_loss += s.policy_loss;
             sum.value_loss += s.value_loss;
+            sum.moves_left_loss += s.moves_left_loss;
             sum.policy_entropy += s.policy_entropy;
             sum.value_accuracy += s.value_accuracy;
             sum.lr = s.lr;
@@ -369,6 +372,7 @@ impl Pipeline {
                     lr: f64::from(sum.lr),
                     samples_per_sec: rate,
                     window: self.window.len() as u64,
+                    moves_left_loss: f64::from(sum.moves_left_loss / k),
                 }))?;
                 progress(
                     "train",
@@ -455,6 +459,17 @@ fn model_meta(config: &Config, id: &str, generation: u64, steps: u64, games: u64
     m
 }
 
+/// Whether the best network (generation `best`) should play the ladder, given the newest
+/// generation that already has (`laddered`): the first best network always does, later ones once
+/// they are at least `every` generations newer. (Promotions skip generations, so "a multiple of
+/// `every`" would leave long stretches of a run without ratings.)
+pub fn ladder_due(laddered: Option<u64>, best: u64, every: u64) -> bool {
+    match laddered {
+        None => true,
+        Some(l) => every > 0 && best >= l + every,
+    }
+}
+
 /// Gates the run's waiting candidates (see [`Pipeline::gate`]): each plays the best network
 /// under the SPRT of `[gate]` and is promoted (renamed into models/) or rejected; then, every
 /// `ladder.every` generations, the best network plays the alpha-beta ladder and the ratings of
@@ -512,8 +527,12 @@ pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
     if config.ladder.every > 0 {
         if let Some((best_g, best_path)) = run.best() {
             let name = format!("gen-{best_g:04}");
-            let done = read_matches(run).iter().any(|m| m.source == "ladder" && m.a == name);
-            if best_g % config.ladder.every == 0 && !done {
+            let laddered = read_matches(run)
+                .iter()
+                .filter(|m| m.source == "ladder")
+                .filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok())
+                .max();
+            if ladder_due(laddered, best_g, config.ladder.every) {
                 let players = config.players();
                 let cx = LadderContext { run, ladder: &config.ladder, arena: &config.arena, players: &players };
                 play_ladder(&cx, best_g, &best_path, config.train.seed ^ best_g).map_err(PipelineError::Other)?;
@@ -546,7 +565,7 @@ pub fn selfplay_into_run(
 ) -> Result<SelfplaySummary> {
     let stamp = (now() * 1000.0) as u64;
     let seed = config.train.seed ^ stamp.rotate_left(17) ^ iteration;
-    let opts = RunOptions::from_start(games, seed, evaluator.id(), config.rules);
+    let opts = RunOptions { finish: config.finisher(), ..RunOptions::from_start(games, seed, evaluator.id(), config.rules) };
     let counters = Counters::default();
     let start = Instant::now();
     // Every finished game, in order; those from `written` on are not in a shard yet.
@@ -618,6 +637,7 @@ pub fn selfplay_into_run(
         moves: counters.moves.load(Ordering::Relaxed),
         evals: counters.evals.load(Ordering::Relaxed),
         seconds: secs,
+        finished: counters.finished.load(Ordering::Relaxed),
     };
     if !all.is_empty() {
         let m = GamesEvent { heuristic_weight: f64::from(weight), ..games_event(&all, iteration, evaluator.id(), &summary) };
@@ -657,5 +677,21 @@ fn games_event(games: &[GameRecord], iteration: u64, model: &str, s: &SelfplaySu
         resign_playouts: playouts.len() as u64,
         false_resigns,
         heuristic_weight: 0.0,
+        engine_finished: s.finished,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ladder_due;
+
+    #[test]
+    fn the_ladder_follows_promotions_that_skip_multiples() {
+        assert!(ladder_due(None, 0, 4), "the first best network is rated");
+        assert!(!ladder_due(Some(0), 3, 4));
+        assert!(ladder_due(Some(0), 7, 4), "gen 7 after gen 0 although 7 is no multiple of 4");
+        assert!(!ladder_due(Some(7), 10, 4));
+        assert!(ladder_due(Some(7), 13, 4));
+        assert!(!ladder_due(Some(13), 13, 4), "never twice for one network");
     }
 }

@@ -21,7 +21,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn settings(games: u32) -> MatchSettings {
-    MatchSettings { games, concurrency: 2, opening_plies: 4, seed: 11, rules: Rules { max_plies: 400, ..Rules::default() }, sprt: None, max_consecutive_forfeits: 3 }
+    MatchSettings { games, concurrency: 2, opening_plies: 4, seed: 11, rules: Rules { max_plies: 400, ..Rules::default() }, sprt: None, max_consecutive_forfeits: 3, adjudication: Default::default() }
 }
 
 #[test]
@@ -229,8 +229,29 @@ fn smoke_run_report_and_export() {
     let res = net.load_from(&mut SafetensorsStore::from_file(&out).with_from_adapter(PyTorchToBurnAdapter)).unwrap();
     assert!(res.errors.is_empty() && res.missing.is_empty(), "{res:?}");
     let eval = junglezero::nn::burn_eval::NetEvaluator::new(net, device, "x", &m.model);
-    let (p, _) = eval.forward(inputs.as_slice().unwrap(), 32);
+    let p = eval.forward(inputs.as_slice().unwrap(), 32).policy;
     let worst = p.iter().zip(logits.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     assert!(worst < 1e-4, "{worst}");
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn adjudication_ends_games_on_agreeing_scores_and_is_off_by_default() {
+    use junglezero::arena::adjudicate::Adjudication;
+    use junglezero::game::Reason;
+    let c = Config::default();
+    let a = PlayerFactory::new("alphabeta:depth=3".parse().unwrap(), &c.players()).unwrap();
+    let b = PlayerFactory::new("alphabeta:depth=1".parse().unwrap(), &c.players()).unwrap();
+    let plain = run_match(&a, &b, &settings(8), |_, _, _| {}).unwrap();
+    assert!(plain.games.iter().all(|g| g.outcome.reason != Reason::Adjudication));
+    let adjudication = Adjudication { win_plies: 4, win_score: 400, ..Adjudication::default() };
+    let judged = run_match(&a, &b, &MatchSettings { adjudication, ..settings(8) }, |_, _, _| {}).unwrap();
+    let adjudicated: Vec<_> = judged.games.iter().filter(|g| g.outcome.reason == Reason::Adjudication).collect();
+    assert!(!adjudicated.is_empty(), "two alpha-beta engines agree on lopsided positions");
+    for g in &adjudicated {
+        assert!(g.outcome.winner.is_some(), "win adjudication only decides");
+        assert!(g.moves.len() >= g.opening_plies + 4, "four scored plies at least");
+    }
+    let mean = |o: &junglezero::arena::play::MatchOutcome| o.games.iter().map(|g| g.moves.len()).sum::<usize>() as f64 / o.games.len() as f64;
+    assert!(mean(&judged) < mean(&plain), "adjudicated games are shorter");
 }

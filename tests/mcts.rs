@@ -3,7 +3,7 @@
 use junglezero::game::{Encode, Game};
 use junglezero::jungle::encode::{INPUT_SIZE, action_index, encode, mirror_action, mirror_planes};
 use junglezero::jungle::{JungleGame, Rules, parse_fen};
-use junglezero::mcts::{EvalBuffers, MctsConfig, Search, run_batched, run_plain};
+use junglezero::mcts::{EvalBuffers, Evaluator, MctsConfig, Outputs, Search, run_batched, run_plain};
 use junglezero::mcts::cache::NnCache;
 use junglezero::mcts::testing::{RolloutEvaluator, UniformEvaluator};
 use junglezero::selfplay::record::{decode_shard, encode_shard};
@@ -97,6 +97,7 @@ fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
         model_id: "rollout".into(),
         root: JungleGame::start(rules),
         deadline: None,
+        finish: None,
     };
     let eval = RolloutEvaluator { playouts: 1, max_plies: 40 };
     let plain = play_plain(&eval, &mcts, &sp, &opts);
@@ -121,7 +122,7 @@ fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
 fn selfplay_records_replay_and_round_trip() {
     let (mcts, sp) = small_selfplay();
     let rules = Rules { max_plies: 100, ..Rules::default() };
-    let opts = RunOptions { games: 3, first_index: 0, seed: 5, model_id: "uniform".into(), root: JungleGame::start(rules), deadline: None };
+    let opts = RunOptions { games: 3, first_index: 0, seed: 5, model_id: "uniform".into(), root: JungleGame::start(rules), deadline: None, finish: None };
     let games = play_plain(&UniformEvaluator::default(), &mcts, &sp, &opts);
     assert_eq!(decode_shard(&encode_shard(&games)).unwrap(), games);
     for g in &games {
@@ -211,4 +212,111 @@ fn gumbel_search_spends_its_budget_on_at_most_m_root_moves_and_finds_the_den_ent
         let best = policy.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
         assert_eq!(best.0.to_string(), "e9d9", "the improved policy prefers the winning move");
     }
+}
+
+#[test]
+fn long_games_are_finished_by_the_teacher_with_teacher_targets() {
+    use junglezero::alphabeta::{EvalWeights, SearchConfig};
+    use junglezero::selfplay::teacher::{Finisher, TeacherConfig};
+    let (mcts, sp) = small_selfplay();
+    let sp = SelfplayConfig { finish_after_plies: 12, finish_depth: 2, resign_threshold: -1.0, ..sp };
+    let rules = Rules { max_plies: 200, ..Rules::default() };
+    let finish = Finisher::from_settings(&sp, &TeacherConfig { hash_mb: 1, ..TeacherConfig::default() }, &SearchConfig::default(), &EvalWeights::default(), rules);
+    let finish = finish.expect("finish_after_plies > 0 gives a finisher");
+    assert_eq!(finish.teacher.depth, 2);
+    let opts = RunOptions {
+        games: 4,
+        first_index: 0,
+        seed: 11,
+        model_id: "uniform".into(),
+        root: JungleGame::start(rules),
+        deadline: None,
+        finish: Some(finish),
+    };
+    let eval = UniformEvaluator::default();
+    let plain = play_plain(&eval, &mcts, &sp, &opts);
+    let counters = Counters::default();
+    let mut batched = Vec::new();
+    run(&eval, &mcts, &sp, &opts, &counters, |g| {
+        batched.push(g);
+        Ok(())
+    }, || {})
+    .unwrap();
+    batched.sort_by_key(|g| g.seed);
+    let mut plain_sorted = plain.clone();
+    plain_sorted.sort_by_key(|g| g.seed);
+    assert_eq!(plain_sorted, batched);
+    let mut handed_over = 0;
+    for g in &plain {
+        if g.moves.len() <= 12 {
+            continue;
+        }
+        handed_over += 1;
+        // From ply 12 on every move is the teacher's: a full target summing to 1000 whose
+        // largest count is the move played (the best-scored move; equal scores tie).
+        for (i, m) in g.moves.iter().enumerate().skip(12) {
+            assert!(m.full_search, "ply {i}");
+            assert_eq!(m.visits.iter().map(|v| v.1).sum::<u32>(), 1000, "ply {i}");
+            let top = m.visits.iter().map(|v| v.1).max().unwrap();
+            let played = m.visits.iter().find(|v| v.0 == m.mv).map_or(0, |v| v.1);
+            // (each of the n counts is rounded; the best move absorbs up to n/2 units).
+            assert!(played as usize + m.visits.len() / 2 + 1 >= top as usize, "ply {i}: played {played}, top {top}");
+        }
+        g.replay(|state, m| assert!(state.is_legal(m.mv))).unwrap();
+    }
+    assert!(handed_over > 0, "no game reached the hand-over ply");
+    assert_eq!(counters.finished.load(std::sync::atomic::Ordering::Relaxed), handed_over);
+}
+
+#[test]
+fn the_moves_left_utility_prefers_the_faster_win_and_the_slower_loss() {
+    use junglezero::mcts::search::moves_left_utility;
+    let (slope, cap) = (0.0027, 0.0345);
+    // Winning: a child that ends the game 5 plies sooner than the parent expects gains value.
+    let sooner = moves_left_utility(0.8, 30.0, 25.0, slope, cap);
+    let later = moves_left_utility(0.8, 30.0, 35.0, slope, cap);
+    assert!((sooner - 0.8 * 0.0135).abs() < 1e-6 && (later + 0.8 * 0.0135).abs() < 1e-6, "{sooner} {later}");
+    // Losing: the longer line is preferred.
+    assert!(moves_left_utility(-0.8, 30.0, 35.0, slope, cap) > 0.0);
+    assert!(moves_left_utility(-0.8, 30.0, 25.0, slope, cap) < 0.0);
+    // Capped, and nothing when the result looks even.
+    assert!((moves_left_utility(1.0, 200.0, 0.0, slope, cap) - cap).abs() < 1e-6);
+    assert_eq!(moves_left_utility(0.0, 30.0, 10.0, slope, cap), 0.0);
+}
+
+/// Uniform priors, value 0, and a fixed number of plies left for every position.
+struct PliesLeft(f32);
+
+impl Evaluator<JungleGame> for PliesLeft {
+    fn evaluate(&self, states: &[&JungleGame], _: &[f32], out: Outputs<'_>) {
+        out.policy[..states.len() * <JungleGame as Encode>::ACTIONS].fill(0.0);
+        out.value[..states.len()].fill(0.0);
+        out.moves_left[..states.len()].fill(self.0);
+    }
+
+    fn name(&self) -> String {
+        "plies-left".into()
+    }
+}
+
+#[test]
+fn moves_left_estimates_back_up_one_ply_per_level() {
+    let g = JungleGame::start(Rules::default());
+    let mut s = Search::new(g, &no_noise(), 1);
+    let mut cache = NnCache::new(0, 32);
+    let mut buf = EvalBuffers::new::<JungleGame>(1);
+    run_plain(&mut s, &PliesLeft(10.0), &mut cache, 1, &mut buf);
+    assert_eq!(s.tree().root().moves_left(), 10.0, "the root's own estimate");
+    run_plain(&mut s, &PliesLeft(10.0), &mut cache, 1, &mut buf);
+    // The second simulation's leaf is a child (10 plies left), one ply below the root (11).
+    assert_eq!(s.tree().root().moves_left(), 10.5);
+    let child = s.tree().nodes[s.tree().root().children()].iter().find(|c| c.visits == 1).unwrap();
+    assert_eq!(child.moves_left(), 10.0);
+    // An evaluator without the head (NaN) never switches the utility on; values are unchanged.
+    let mut plain = Search::new(JungleGame::start(Rules::default()), &no_noise(), 1);
+    let mut with = Search::new(JungleGame::start(Rules::default()), &no_noise(), 1);
+    run_plain(&mut plain, &UniformEvaluator::default(), &mut NnCache::new(0, 32), 50, &mut buf);
+    run_plain(&mut with, &PliesLeft(10.0), &mut NnCache::new(0, 32), 50, &mut buf);
+    let visits = |s: &Search<JungleGame>| s.root_children().map(|c| c.1).collect::<Vec<_>>();
+    assert_eq!(visits(&plain), visits(&with), "value 0 everywhere: the utility (scaled by q) is 0");
 }

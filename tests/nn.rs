@@ -4,7 +4,7 @@
 use junglezero::game::Game;
 use junglezero::jungle::encode::{ACTIONS, INPUT_SIZE, encode};
 use junglezero::jungle::{JungleGame, Rules};
-use junglezero::mcts::Evaluator;
+use junglezero::mcts::{Evaluator, Outputs};
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::nn::device::{compiled_backends, parse_device};
 use junglezero::nn::model::ModelConfig;
@@ -12,7 +12,7 @@ use junglezero::nn::modelfile::{self, ModelFileError, fresh_meta};
 use junglezero::store::framed::FrameError;
 
 fn small() -> ModelConfig {
-    ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16 }
+    ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16, moves_left: false }
 }
 
 fn batch(n: usize) -> (Vec<JungleGame>, Vec<f32>) {
@@ -35,15 +35,19 @@ fn forward_pass_is_finite_with_the_right_shapes_on_every_backend() {
     let backends = compiled_backends();
     assert!(!backends.is_empty());
     for name in backends {
-        let device = parse_device(name).unwrap();
-        let net = small().init(&device);
-        let eval = NetEvaluator::new(net, device, "test", &small());
-        let (_, x) = batch(3);
-        let (p, wdl) = eval.forward(&x, 3);
-        assert_eq!((p.len(), wdl.len()), (3 * ACTIONS, 9), "{name}");
-        assert!(p.iter().chain(&wdl).all(|v| v.is_finite()), "{name}");
-        for row in wdl.chunks(3) {
-            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{name}: {row:?}");
+        for cfg in [small(), ModelConfig { moves_left: true, ..small() }] {
+            let device = parse_device(name).unwrap();
+            let net = cfg.init(&device);
+            let eval = NetEvaluator::new(net, device, "test", &cfg);
+            let (_, x) = batch(3);
+            let o = eval.forward(&x, 3);
+            let ml = if cfg.moves_left { 3 } else { 0 };
+            assert_eq!((o.policy.len(), o.wdl.len(), o.moves_left.len()), (3 * ACTIONS, 9, ml), "{name}");
+            assert!(o.policy.iter().chain(&o.wdl).all(|v| v.is_finite()), "{name}");
+            assert!(o.moves_left.iter().all(|v| v.is_finite() && *v >= 0.0), "{name}: {:?}", o.moves_left);
+            for row in o.wdl.chunks(3) {
+                assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{name}: {row:?}");
+            }
         }
     }
 }
@@ -54,10 +58,11 @@ fn a_position_evaluates_the_same_alone_and_in_a_batch() {
     let eval = NetEvaluator::new(small().init(&device), device, "test", &small());
     let (games, x) = batch(4);
     let refs: Vec<&JungleGame> = games.iter().collect();
-    let (mut p4, mut v4) = (vec![0.0; 4 * ACTIONS], vec![0.0; 4]);
-    eval.evaluate(&refs, &x, &mut p4, &mut v4);
-    let (mut p1, mut v1) = (vec![0.0; ACTIONS], vec![0.0; 1]);
-    eval.evaluate(&refs[2..3], &x[2 * INPUT_SIZE..3 * INPUT_SIZE], &mut p1, &mut v1);
+    let (mut p4, mut v4, mut m4) = (vec![0.0; 4 * ACTIONS], vec![0.0; 4], vec![0.0; 4]);
+    eval.evaluate(&refs, &x, Outputs { policy: &mut p4, value: &mut v4, moves_left: &mut m4 });
+    let (mut p1, mut v1, mut m1) = (vec![0.0; ACTIONS], vec![0.0; 1], vec![0.0; 1]);
+    eval.evaluate(&refs[2..3], &x[2 * INPUT_SIZE..3 * INPUT_SIZE], Outputs { policy: &mut p1, value: &mut v1, moves_left: &mut m1 });
+    assert!(m1[0].is_nan() && m4.iter().all(|m| m.is_nan()), "no head: moves left unknown");
     assert!((v1[0] - v4[2]).abs() < 1e-5);
     assert!(p1.iter().zip(&p4[2 * ACTIONS..3 * ACTIONS]).all(|(a, b)| (a - b).abs() < 1e-4));
 }
@@ -68,7 +73,7 @@ fn model_files_round_trip_and_damage_is_refused() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("m.jzm");
     let device = parse_device("flex").unwrap();
-    let cfg = small();
+    let cfg = ModelConfig { moves_left: true, ..small() };
     let net = cfg.init(&device);
     let meta = fresh_meta(&cfg, &Rules::default(), "random-init");
     modelfile::save(&path, &net, &meta).unwrap();
@@ -78,6 +83,7 @@ fn model_files_round_trip_and_damage_is_refused() {
     let a = NetEvaluator::new(net, device.clone(), "a", &cfg).forward(&x, 2);
     let b = NetEvaluator::new(loaded, device.clone(), "b", &cfg).forward(&x, 2);
     assert_eq!(a, b, "weights survive the round trip exactly");
+    assert_eq!(a.moves_left.len(), 2, "the moves-left head survives too");
 
     let bytes = std::fs::read(&path).unwrap();
     let mut bad = bytes.clone();
@@ -100,7 +106,7 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     use junglezero::train::trainer::{Trainer, optimizer};
     use junglezero::train::TrainConfig;
     // A few training steps so batch-norm statistics and weights are far from their initial values.
-    let model = ModelConfig { blocks: 2, channels: 16, policy_channels: 8, value_channels: 3, value_hidden: 24 };
+    let model = ModelConfig { blocks: 2, channels: 16, policy_channels: 8, value_channels: 3, value_hidden: 24, moves_left: true };
     let device = parse_device("flex").unwrap();
     let ad = device.clone().autodiff();
     ad.seed(5);
@@ -111,12 +117,15 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
         inputs: ndarray::Array4::from_shape_vec((16, 29, 9, 7), x.clone()).unwrap(),
         policy: ndarray::Array2::zeros((16, ACTIONS)),
         wdl: ndarray::Array2::zeros((16, 3)),
+        moves_left: ndarray::Array1::from_iter((0..16).map(|i| i as f32 / 4.0)),
     };
     for i in 0..16 {
         b.policy[[i, (i * 37) % ACTIONS]] = 1.0;
         b.wdl[[i, i % 3]] = 1.0;
     }
-    for _ in 0..5 {
+    let first = trainer.step(&b);
+    assert!(first.moves_left_loss > 0.0, "the moves-left head is trained");
+    for _ in 0..4 {
         trainer.step(&b);
     }
     let net = trainer.inference_net();
@@ -124,13 +133,15 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     let fused = NetEvaluator::new(net, device, "fused", &model).with_fused_cpu();
     assert!(fused.is_fused() && !burn.is_fused());
     for n in [1, 5, 16] {
-        let (pa, va) = burn.forward(&x, n);
-        let (pb, vb) = fused.forward(&x, n);
-        let worst = pa.iter().zip(&pb).chain(va.iter().zip(&vb)).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        let (a, b) = (burn.forward(&x, n), fused.forward(&x, n));
+        assert_eq!((a.moves_left.len(), b.moves_left.len()), (n, n));
+        let pairs = a.policy.iter().zip(&b.policy).chain(a.wdl.iter().zip(&b.wdl)).chain(a.moves_left.iter().zip(&b.moves_left));
+        let worst = pairs.map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
         assert!(worst < 1e-4, "batch {n}: outputs differ by {worst}");
     }
     let refs: Vec<&JungleGame> = games.iter().collect();
-    let (mut p, mut v) = (vec![0.0; 16 * ACTIONS], vec![0.0; 16]);
-    fused.evaluate(&refs, &x, &mut p, &mut v);
+    let (mut p, mut v, mut m) = (vec![0.0; 16 * ACTIONS], vec![0.0; 16], vec![0.0; 16]);
+    fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
     assert!(v.iter().all(|x| x.is_finite() && x.abs() <= 1.0));
+    assert!(m.iter().all(|x| x.is_finite() && *x >= 0.0), "plies left: {m:?}");
 }

@@ -8,11 +8,13 @@ use std::sync::mpsc;
 use super::openings::{random_openings, start_game};
 use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame};
 use crate::game::{Game, Turn};
-use crate::jungle::encode::{ACTIONS, INPUT_SIZE, encode};
+use crate::jungle::encode::{INPUT_SIZE, encode};
 use crate::jungle::{JungleGame, Move, Side};
 use crate::mcts::{EvalBuffers, MctsConfig, Search};
 use crate::mcts::Evaluator;
 use crate::mcts::cache::NnCache;
+use crate::mcts::player::value_to_cp;
+use super::adjudicate::Adjudicator;
 
 struct Slot {
     game: JungleGame,
@@ -23,6 +25,7 @@ struct Slot {
     opening_plies: usize,
     sims_done: u32,
     active: bool,
+    judge: Adjudicator,
 }
 
 impl Slot {
@@ -72,6 +75,7 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                         opening_plies: 0,
                         sims_done: 0,
                         active: false,
+                        judge: Adjudicator::new(s.adjudication),
                     })
                     .collect();
                 let claim = |slot: &mut Slot| {
@@ -86,6 +90,7 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                         search.reset(&slot.game);
                     }
                     (slot.pair, slot.a_red, slot.opening_plies, slot.sims_done, slot.active) = (pair, a_red, opening.len(), 0, true);
+                    slot.judge = Adjudicator::new(s.adjudication);
                     true
                 };
                 for slot in slots.iter_mut() {
@@ -116,16 +121,16 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                             continue;
                         }
                         let states: Vec<&JungleGame> = waiting[p].iter().map(|&i| slots[i].searches[p].leaf_state()).collect();
-                        let buf = &mut bufs[p];
-                        let (inputs, policy, value) = (&buf.inputs[..k * INPUT_SIZE], &mut buf.policy[..k * ACTIONS], &mut buf.value[..k]);
+                        let (inputs, out) = bufs[p].split::<JungleGame>(k);
                         if p == 0 {
-                            a.evaluate(&states, inputs, policy, value);
+                            a.evaluate(&states, inputs, out);
                         } else {
-                            b.evaluate(&states, inputs, policy, value);
+                            b.evaluate(&states, inputs, out);
                         }
                         drop(states);
                         for (j, &i) in waiting[p].iter().enumerate() {
-                            slots[i].searches[p].complete(&bufs[p].policy[j * ACTIONS..(j + 1) * ACTIONS], bufs[p].value[j], &mut caches[p]);
+                            let (logits, value, moves_left) = bufs[p].result::<JungleGame>(j);
+                            slots[i].searches[p].complete(logits, value, moves_left, &mut caches[p]);
                         }
                     }
                     let mut any = false;
@@ -140,12 +145,19 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                                 slot.active = false;
                                 continue;
                             };
+                            // The mover's score, as its info line would report it.
+                            let score = value_to_cp(slot.searches[p].root_value());
+                            let mover = slot.game.side_to_move().player();
                             slot.game.play_move_unchecked(mv);
                             for search in &mut slot.searches {
                                 search.advance(mv);
                             }
                             slot.sims_done = 0;
-                            if let Turn::Over(o) = slot.game.turn() {
+                            let over = match slot.game.turn() {
+                                Turn::Over(o) => Some(o),
+                                _ => slot.judge.note(slot.game.position().ply(), mover, Some(score)),
+                            };
+                            if let Some(o) = over {
                                 let g = PlayedGame::from_game(slot.pair, slot.a_red, slot.opening_plies, &slot.game, o);
                                 if tx.send(g).is_err() {
                                     return;

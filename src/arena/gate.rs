@@ -51,6 +51,7 @@ pub fn gate_match(candidate: &NetEvaluator, best: &NetEvaluator, g: &GateConfig,
         rules,
         sprt: Some(g.sprt()),
         max_consecutive_forfeits: 0,
+        adjudication: super::adjudicate::Adjudication::default(),
     };
     let outcome = run_network_match(candidate, best, mcts, g.sims, &settings, g.games_in_flight, |_, _, _| {});
     let t = &outcome.tally;
@@ -86,6 +87,8 @@ fn ladder_match(cx: &LadderContext, a: PlayerSpec, b: PlayerSpec, name_a: &str, 
         rules: cx.players.rules,
         sprt: None,
         max_consecutive_forfeits: cx.arena.max_consecutive_forfeits,
+        // The ladder measures played-out results.
+        adjudication: super::adjudicate::Adjudication::default(),
     };
     let out = run_match(&fa, &fb, &settings, |_, _, _| {})?;
     log_match(run, name_a, &b.to_string(), &out.tally, source).map_err(|e| e.to_string())?;

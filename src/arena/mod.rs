@@ -1,6 +1,7 @@
 //! Matches between players: opening suites, parallel games, SPRT, Elo, Bradley–Terry ratings,
 //! PGN output, and the gate and ladder the training loop uses.
 
+pub mod adjudicate;
 pub mod batched;
 pub mod bt;
 pub mod external;
@@ -28,11 +29,31 @@ pub struct ArenaConfig {
     /// A player that forfeits this many games in a row (a crashing or confused external
     /// program) stops the match with an error (0: never).
     pub max_consecutive_forfeits: u32,
+    /// Draw adjudication from this ply on (0: never)...
+    pub adjudicate_draw_from_ply: u32,
+    /// ...once this many consecutive plies' movers reported scores within...
+    pub adjudicate_draw_plies: u32,
+    /// ...this many centi-units of 0.
+    pub adjudicate_draw_score: i32,
+    /// Win adjudication after this many consecutive plies whose movers all agree that one side
+    /// leads (0: never)...
+    pub adjudicate_win_plies: u32,
+    /// ...by at least this many centi-units.
+    pub adjudicate_win_score: i32,
 }
 
 impl Default for ArenaConfig {
     fn default() -> Self {
-        ArenaConfig { concurrency: 0, opening_plies: 4, max_consecutive_forfeits: 3 }
+        ArenaConfig {
+            concurrency: 0,
+            opening_plies: 4,
+            max_consecutive_forfeits: 3,
+            adjudicate_draw_from_ply: 0,
+            adjudicate_draw_plies: 10,
+            adjudicate_draw_score: 20,
+            adjudicate_win_plies: 0,
+            adjudicate_win_score: 1000,
+        }
     }
 }
 
@@ -40,7 +61,18 @@ impl ArenaConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_range("arena.concurrency", self.concurrency, 0, 4096)?;
         check_range("arena.opening_plies", self.opening_plies, 0, 100)?;
-        Ok(())
+        self.adjudication().validate()
+    }
+
+    /// The adjudication settings of `arena` matches.
+    pub fn adjudication(&self) -> adjudicate::Adjudication {
+        adjudicate::Adjudication {
+            draw_from_ply: self.adjudicate_draw_from_ply,
+            draw_plies: self.adjudicate_draw_plies,
+            draw_score: self.adjudicate_draw_score,
+            win_plies: self.adjudicate_win_plies,
+            win_score: self.adjudicate_win_score,
+        }
     }
 
     pub fn workers(&self) -> usize {
@@ -110,7 +142,8 @@ impl GateConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LadderConfig {
-    /// Play the ladder after every this many generations (0: never).
+    /// Play the ladder when the best network is this many generations past the last one rated
+    /// (0: never).
     pub every: u64,
     /// Alpha-beta depths (depth 1 is the Elo anchor, 0).
     pub depths: Vec<u32>,

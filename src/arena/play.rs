@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use super::adjudicate::{Adjudication, Adjudicator, info_score};
 use super::openings::{random_openings, start_game};
 use super::spec::{Contestant, PlayerFactory};
 use super::stats::{Sprt, Tally, Verdict};
@@ -25,6 +26,8 @@ pub struct MatchSettings {
     /// Stop the match with an error after a player forfeits this many games in a row
     /// (0: never stop).
     pub max_consecutive_forfeits: u32,
+    /// Ending games on the players' evaluations (off by default).
+    pub adjudication: Adjudication,
 }
 
 /// A game lost by failing to move: who failed and why (`crash`, `timeout`,
@@ -119,22 +122,30 @@ impl PairBook {
 }
 
 /// Plays one game between two contestants from `opening`; a player that fails to produce a
-/// legal move forfeits, and the game records why.
-pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening: &[Move], a_red: bool, pair: usize) -> PlayedGame {
+/// legal move forfeits, and the game records why. The score of each move's last `info` line
+/// feeds the adjudication, when it is on.
+pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening: &[Move], a_red: bool, pair: usize, adjudication: &Adjudication) -> PlayedGame {
     let mut g = start_game(rules, opening);
     a.player.new_game();
     b.player.new_game();
     let a_side = if a_red { Side::Red } else { Side::Blue };
     let mut forfeit = None;
+    let mut judge = Adjudicator::new(*adjudication);
     let outcome = loop {
         if let Turn::Over(o) = g.turn() {
             break o;
         }
         let mover = g.side_to_move();
         let c = if mover == a_side { &mut *a } else { &mut *b };
-        let cause = match c.player.choose(&g, &c.limits, &mut |_| {}) {
+        let mut score = None;
+        let cause = match c.player.choose(&g, &c.limits, &mut |line| score = info_score(line).or(score)) {
             Some(m) if g.is_legal(m) => {
                 g.play_move_unchecked(m);
+                if !matches!(g.turn(), Turn::Over(_)) {
+                    if let Some(o) = judge.note(g.position().ply(), mover.player(), score) {
+                        break o;
+                    }
+                }
                 continue;
             }
             Some(m) => format!("illegal move {m}"),
@@ -214,7 +225,7 @@ pub fn run_match(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(pair, a_red)) = jobs.get(i) else { break };
                     let opening = &openings[pair % openings.len()];
-                    let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair);
+                    let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair, &s.adjudication);
                     let verdict = watch.note(&g, names);
                     // A player that failed is started anew for the next game.
                     let restart = |factory: &PlayerFactory, c: &mut Contestant, salt: u64| -> Result<(), String> {

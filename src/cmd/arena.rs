@@ -8,6 +8,7 @@ use junglezero::arena::pgn::{game_pgn, today};
 use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match};
 use junglezero::arena::spec::{PlayerFactory, PlayerSpec};
 use junglezero::arena::{forfeit_line, summary, summary_json};
+use junglezero::game::Reason;
 use junglezero::store::write_atomic;
 
 use super::progress::bar;
@@ -33,6 +34,7 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
         rules,
         sprt: args.sprt,
         max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
+        adjudication: config.arena.adjudication(),
     };
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
     let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| {
@@ -66,12 +68,18 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     if let Some(line) = forfeit_line(&outcome) {
         writeln!(out, "{line}")?;
     }
+    let adjudicated: Vec<_> = outcome.games.iter().filter(|g| g.outcome.reason == Reason::Adjudication).collect();
+    let adjudicated_draws = adjudicated.iter().filter(|g| g.outcome.winner.is_none()).count();
+    if !adjudicated.is_empty() {
+        writeln!(out, "Adjudicated: {} games ({} drawn, {} decided) on the players' scores (arena.adjudicate_*)", adjudicated.len(), adjudicated_draws, adjudicated.len() - adjudicated_draws)?;
+    }
     if let Some(path) = &args.json {
         let mut v = summary_json(&name_a, &name_b, t, settings.sprt.as_ref());
         v["rules"] = serde_json::json!(rules.to_string());
         v["opening_plies"] = serde_json::json!(settings.opening_plies);
         v["seed"] = serde_json::json!(settings.seed);
         v["forfeits"] = serde_json::json!({"a": outcome.forfeits_a, "b": outcome.forfeits_b});
+        v["adjudicated"] = serde_json::json!({"draws": adjudicated_draws, "decided": adjudicated.len() - adjudicated_draws});
         write_atomic(path, serde_json::to_string_pretty(&v)?.as_bytes())?;
     }
     if let Some(path) = &args.games_out {

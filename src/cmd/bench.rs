@@ -199,6 +199,7 @@ fn bench_train(steps: u32, args: &ConfigArgs) -> anyhow::Result<()> {
         inputs: ndarray::Array4::zeros((b, junglezero::jungle::encode::PLANES, 9, 7)),
         policy: ndarray::Array2::from_elem((b, junglezero::jungle::encode::ACTIONS), 1.0 / 252.0),
         wdl: ndarray::Array2::zeros((b, 3)),
+        moves_left: ndarray::Array1::from_elem(b, 3.0),
     };
     let mut g = JungleGame::default();
     for i in 0..b {

@@ -32,7 +32,7 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         config.selfplay.games_in_flight,
         out.display()
     );
-    let opts = RunOptions::from_start(args.games, seed, evaluator.id(), config.rules);
+    let opts = RunOptions { finish: config.finisher(), ..RunOptions::from_start(args.games, seed, evaluator.id(), config.rules) };
     let counters = Counters::default();
     let pb = bar(args.games, "games");
     let start = Instant::now();

@@ -3,7 +3,7 @@
 
 use super::search::{Search, Step};
 use crate::game::Encode;
-use crate::mcts::Evaluator;
+use crate::mcts::{Evaluator, Outputs};
 use crate::mcts::cache::NnCache;
 
 /// Reusable input and output buffers for batches of up to `capacity` positions.
@@ -11,6 +11,7 @@ pub struct EvalBuffers {
     pub inputs: Vec<f32>,
     pub policy: Vec<f32>,
     pub value: Vec<f32>,
+    pub moves_left: Vec<f32>,
 }
 
 impl EvalBuffers {
@@ -19,7 +20,23 @@ impl EvalBuffers {
             inputs: vec![0.0; capacity * G::INPUT_SIZE],
             policy: vec![0.0; capacity * G::ACTIONS],
             value: vec![0.0; capacity],
+            moves_left: vec![f32::NAN; capacity],
         }
+    }
+
+    /// The inputs of the first `n` positions and the outputs to write for them.
+    pub fn split<G: Encode>(&mut self, n: usize) -> (&[f32], Outputs<'_>) {
+        let out = Outputs {
+            policy: &mut self.policy[..n * G::ACTIONS],
+            value: &mut self.value[..n],
+            moves_left: &mut self.moves_left[..n],
+        };
+        (&self.inputs[..n * G::INPUT_SIZE], out)
+    }
+
+    /// The outputs of position `k` of the last batch: (logits, value, moves left).
+    pub fn result<G: Encode>(&self, k: usize) -> (&[f32], f32, f32) {
+        (&self.policy[k * G::ACTIONS..(k + 1) * G::ACTIONS], self.value[k], self.moves_left[k])
     }
 
     pub fn capacity<G: Encode>(&self) -> usize {
@@ -38,8 +55,10 @@ pub fn run_plain<G: Encode, E: Evaluator<G> + ?Sized>(
     for _ in 0..sims {
         if let Step::NeedsEval(state) = search.select(cache) {
             state.encode(&mut buf.inputs[..G::INPUT_SIZE]);
-            evaluator.evaluate(&[state], &buf.inputs[..G::INPUT_SIZE], &mut buf.policy[..G::ACTIONS], &mut buf.value[..1]);
-            search.complete(&buf.policy[..G::ACTIONS], buf.value[0], cache);
+            let (inputs, out) = buf.split::<G>(1);
+            evaluator.evaluate(&[state], inputs, out);
+            let (logits, value, moves_left) = buf.result::<G>(0);
+            search.complete(logits, value, moves_left, cache);
         }
     }
 }
@@ -83,14 +102,11 @@ pub fn evaluate_waiting<G: Encode, E: Evaluator<G> + ?Sized>(
     }
     {
         let states: Vec<&G> = waiting.iter().map(|&i| searches[i].leaf_state()).collect();
-        evaluator.evaluate(
-            &states,
-            &buf.inputs[..n * G::INPUT_SIZE],
-            &mut buf.policy[..n * G::ACTIONS],
-            &mut buf.value[..n],
-        );
+        let (inputs, out) = buf.split::<G>(n);
+        evaluator.evaluate(&states, inputs, out);
     }
     for (k, &i) in waiting.iter().enumerate() {
-        searches[i].complete(&buf.policy[k * G::ACTIONS..(k + 1) * G::ACTIONS], buf.value[k], cache);
+        let (logits, value, moves_left) = buf.result::<G>(k);
+        searches[i].complete(logits, value, moves_left, cache);
     }
 }

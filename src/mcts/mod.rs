@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::check::{ConfigError, check_memory, check_range};
 
 pub use driver::{EvalBuffers, run_batched, run_plain};
-pub use evaluator::Evaluator;
+pub use evaluator::{Evaluator, Outputs};
 pub use player::MctsPlayer;
 pub use search::{Search, Step};
 
@@ -60,6 +60,13 @@ pub struct MctsConfig {
     /// Simulations per move when playing (protocol, terminal play, arena) without a node or
     /// time limit.
     pub playouts: u32,
+    /// Moves-left utility (PUCT, networks with a moves-left head): a visited child's value
+    /// gains `clamp(slope × (parent plies left − child plies left), ±max_effect) × |q|` for the
+    /// side that is winning (q > 0) and loses it when losing, so search prefers the faster
+    /// win and the slower loss (lc0's moves-left head). 0 disables.
+    pub moves_left_slope: f32,
+    /// ...capped at this much value.
+    pub moves_left_max_effect: f32,
 }
 
 impl Default for MctsConfig {
@@ -77,6 +84,8 @@ impl Default for MctsConfig {
             dirichlet_fraction: 0.25,
             cache_entries: 1 << 16,
             playouts: 400,
+            moves_left_slope: 0.0027,
+            moves_left_max_effect: 0.0345,
         }
     }
 }
@@ -98,9 +107,11 @@ impl MctsConfig {
         check_range("mcts.dirichlet_fraction", self.dirichlet_fraction, 0.0, 1.0)?;
         check_range("mcts.cache_entries", self.cache_entries, 0, 1 << 26)?;
         // Per entry: key, value, count and MAX_MOVES (action, prior) pairs (see `NnCache`).
-        let entry = 8 + 4 + 2 + crate::jungle::MAX_MOVES * std::mem::size_of::<(u16, f32)>();
+        let entry = 8 + 4 + 4 + 2 + crate::jungle::MAX_MOVES * std::mem::size_of::<(u16, f32)>();
         check_memory("mcts.cache_entries", (self.cache_entries.next_power_of_two() * entry) as u128)?;
         check_range("mcts.playouts", self.playouts, 1, 10_000_000)?;
+        check_range("mcts.moves_left_slope", self.moves_left_slope, 0.0, 1.0)?;
+        check_range("mcts.moves_left_max_effect", self.moves_left_max_effect, 0.0, 1.0)?;
         Ok(())
     }
 }

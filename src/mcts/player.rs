@@ -62,8 +62,10 @@ impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
         while done < sims && !self.stop.load(Ordering::Relaxed) {
             if let Step::NeedsEval(state) = search.select(&mut self.cache) {
                 crate::jungle::encode::encode(state, &mut self.buf.inputs);
-                self.evaluator.evaluate(&[state], &self.buf.inputs, &mut self.buf.policy, &mut self.buf.value);
-                search.complete(&self.buf.policy, self.buf.value[0], &mut self.cache);
+                let (inputs, out) = self.buf.split::<JungleGame>(1);
+                self.evaluator.evaluate(&[state], inputs, out);
+                let (logits, value, moves_left) = self.buf.result::<JungleGame>(0);
+                search.complete(logits, value, moves_left, &mut self.cache);
             }
             done += 1;
             if done % 64 == 0 {

@@ -16,6 +16,16 @@ use super::tree::{CHANCE, EXPANDED, Node, ROOT, TERMINAL, Tree, UNEXPANDED, sign
 use crate::game::{Encode, Player, Turn};
 use crate::mcts::cache::NnCache;
 
+/// The moves-left utility of a visited child whose value for the player choosing is `q`: with
+/// `q > 0` a child that ends the game sooner than its parent expects gains up to `max_effect`,
+/// with `q < 0` one that lasts longer does; scaled by `|q|` so that it matters only when the
+/// result looks decided.
+#[inline]
+pub fn moves_left_utility(q: f32, parent_m: f32, child_m: f32, slope: f32, max_effect: f32) -> f32 {
+    // -sign(q) · m · |q| = -m · q
+    -(slope * (child_m - parent_m)).clamp(-max_effect, max_effect) * q
+}
+
 /// What a call to [`Search::select`] produced.
 pub enum Step<'a, G> {
     /// The leaf whose state is given needs the network; call [`Search::complete`] next.
@@ -49,6 +59,9 @@ pub struct Search<G: Encode> {
     /// Simulations this search is expected to run (the sequential-halving budget).
     budget: u32,
     gumbel_params: GumbelParams,
+    /// The evaluator predicts moves left (a finite estimate arrived), so the moves-left
+    /// utility applies.
+    moves_left_known: bool,
 }
 
 impl<G: Encode> Search<G> {
@@ -69,6 +82,7 @@ impl<G: Encode> Search<G> {
             schedule: Vec::new(),
             budget: config.playouts.max(1),
             gumbel_params: config.gumbel_params(),
+            moves_left_known: false,
         }
     }
 
@@ -227,10 +241,16 @@ impl<G: Encode> Search<G> {
         let visited_policy: f32 = children.iter().filter(|c| c.visits > 0).map(|c| c.prior).sum();
         let fpu = node.mean() * s - fpu_red * visited_policy.sqrt();
         let sqrt_n = (node.visits.max(1) as f32).sqrt();
+        let (slope, max_effect) = (self.config.moves_left_slope, self.config.moves_left_max_effect);
+        let use_moves_left = self.moves_left_known && slope > 0.0;
+        let parent_m = node.moves_left();
         let mut best = node.first_child;
         let mut best_score = f32::NEG_INFINITY;
         for (i, c) in children.iter().enumerate() {
-            let q = if c.visits > 0 { c.mean() * s } else { fpu };
+            let mut q = if c.visits > 0 { c.mean() * s } else { fpu };
+            if use_moves_left && c.visits > 0 {
+                q += moves_left_utility(q, parent_m, c.moves_left(), slope, max_effect);
+            }
             let u = c_puct * c.prior * sqrt_n / (1.0 + c.visits as f32);
             if q + u > best_score {
                 best_score = q + u;
@@ -254,11 +274,22 @@ impl<G: Encode> Search<G> {
         (node.first_child + node.num_children as u32 - 1).max(node.first_child)
     }
 
-    fn backprop(&mut self, value_first: f32) {
-        for &id in &self.path {
+    /// Backs a leaf's value (first player's view) and its plies-left estimate up the path:
+    /// a node `d` plies above the leaf gets `moves_left + d`. An unknown estimate (NaN) counts
+    /// as 0 and is never read, since the utility then stays off.
+    fn backprop(&mut self, value_first: f32, moves_left: f32) {
+        let m = if moves_left.is_finite() {
+            self.moves_left_known = true;
+            moves_left.max(0.0)
+        } else {
+            0.0
+        };
+        let leaf = self.path.len();
+        for (depth, &id) in self.path.iter().enumerate() {
             let n = &mut self.tree.nodes[id as usize];
             n.visits += 1;
             n.value_sum += value_first;
+            n.moves_left_sum += m + (leaf - 1 - depth) as f32;
         }
     }
 
@@ -299,7 +330,7 @@ impl<G: Encode> Search<G> {
             let node = self.tree.nodes[id as usize];
             match node.state {
                 TERMINAL => {
-                    self.backprop(node.terminal_value);
+                    self.backprop(node.terminal_value, 0.0);
                     return Step::Done;
                 }
                 EXPANDED => {
@@ -321,7 +352,7 @@ impl<G: Encode> Search<G> {
                         let n = &mut self.tree.nodes[id as usize];
                         n.state = TERMINAL;
                         n.terminal_value = v;
-                        self.backprop(v);
+                        self.backprop(v, 0.0);
                         return Step::Done;
                     }
                     Turn::Chance => {
@@ -335,11 +366,11 @@ impl<G: Encode> Search<G> {
                     }
                     Turn::Player(p) => {
                         let key = self.scratch.input_hash();
-                        if let Some((v, pairs)) = cache.get(key) {
+                        if let Some((v, m, pairs)) = cache.get(key) {
                             let v_first = v * sign(player_index(p));
                             self.expand_player(id, player_index(p), pairs);
                             self.tree.nodes[id as usize].terminal_value = v_first;
-                            self.backprop(v_first);
+                            self.backprop(v_first, m);
                             return Step::Done;
                         }
                         self.pending = Some(id);
@@ -351,8 +382,9 @@ impl<G: Encode> Search<G> {
     }
 
     /// Finishes the pending simulation with the network's output for its leaf: `logits` over
-    /// the whole action space and `value` for the side to move at the leaf.
-    pub fn complete(&mut self, logits: &[f32], value: f32, cache: &mut NnCache) {
+    /// the whole action space, `value` for the side to move at the leaf, and the plies left
+    /// (NaN when the evaluator does not predict them).
+    pub fn complete(&mut self, logits: &[f32], value: f32, moves_left: f32, cache: &mut NnCache) {
         let Some(id) = self.pending.take() else { return };
         let Turn::Player(p) = self.scratch.turn() else { return };
         let inv_t = 1.0 / self.config.policy_temperature.max(1e-3);
@@ -374,12 +406,12 @@ impl<G: Encode> Search<G> {
         for slot in pairs.iter_mut() {
             slot.1 /= total;
         }
-        cache.insert(self.scratch.input_hash(), value, pairs.iter().copied());
+        cache.insert(self.scratch.input_hash(), value, moves_left, pairs.iter().copied());
         self.expand_player(id, player_index(p), &pairs);
         self.pair_buf = pairs;
         let v_first = value * sign(player_index(p));
         self.tree.nodes[id as usize].terminal_value = v_first;
-        self.backprop(v_first);
+        self.backprop(v_first, moves_left);
     }
 
     /// The most visited root move (ties: higher prior; Gumbel search: ties by

@@ -4,7 +4,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::Evaluator;
+use super::{Evaluator, Outputs};
 use crate::game::{Encode, Turn};
 
 /// Uniform priors (all logits 0) and a constant value.
@@ -14,9 +14,10 @@ pub struct UniformEvaluator {
 }
 
 impl<G: Encode> Evaluator<G> for UniformEvaluator {
-    fn evaluate(&self, states: &[&G], _: &[f32], policy: &mut [f32], value: &mut [f32]) {
-        policy[..states.len() * G::ACTIONS].fill(0.0);
-        value[..states.len()].fill(self.value);
+    fn evaluate(&self, states: &[&G], _: &[f32], out: Outputs<'_>) {
+        out.policy[..states.len() * G::ACTIONS].fill(0.0);
+        out.value[..states.len()].fill(self.value);
+        out.moves_left[..states.len()].fill(f32::NAN);
     }
 
     fn name(&self) -> String {
@@ -81,9 +82,10 @@ impl RolloutEvaluator {
 }
 
 impl<G: Encode> Evaluator<G> for RolloutEvaluator {
-    fn evaluate(&self, states: &[&G], _: &[f32], policy: &mut [f32], value: &mut [f32]) {
-        policy[..states.len() * G::ACTIONS].fill(0.0);
-        for (v, s) in value.iter_mut().zip(states) {
+    fn evaluate(&self, states: &[&G], _: &[f32], out: Outputs<'_>) {
+        out.policy[..states.len() * G::ACTIONS].fill(0.0);
+        out.moves_left[..states.len()].fill(f32::NAN);
+        for (v, s) in out.value.iter_mut().zip(states) {
             *v = self.rollout_value(*s);
         }
     }

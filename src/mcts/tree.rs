@@ -22,6 +22,8 @@ pub struct Node<M> {
     pub visits: u32,
     /// Sum of backed-up values, first player's view.
     pub value_sum: f32,
+    /// Sum of backed-up estimates of the plies left to the end of the game.
+    pub moves_left_sum: f32,
     /// First player's view: the exact value of a finished game (`TERMINAL` nodes), or the
     /// network's value of the position (`EXPANDED` player nodes; Gumbel search reads it).
     pub terminal_value: f32,
@@ -39,6 +41,12 @@ impl<M> Node<M> {
         if self.visits == 0 { 0.0 } else { self.value_sum / self.visits as f32 }
     }
 
+    /// Mean plies left to the end of the game (0 when unvisited).
+    #[inline(always)]
+    pub fn moves_left(&self) -> f32 {
+        if self.visits == 0 { 0.0 } else { self.moves_left_sum / self.visits as f32 }
+    }
+
     #[inline(always)]
     pub fn children(&self) -> std::ops::Range<usize> {
         self.first_child as usize..self.first_child as usize + self.num_children as usize
@@ -52,6 +60,7 @@ impl<M: Default> Node<M> {
             prior,
             visits: 0,
             value_sum: 0.0,
+            moves_left_sum: 0.0,
             terminal_value: 0.0,
             first_child: 0,
             num_children: 0,

@@ -3,10 +3,10 @@
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
 
-use crate::mcts::Evaluator;
+use crate::mcts::{Evaluator, Outputs};
 use super::device::{is_cpu, parse_device};
-use super::fused::FusedNet;
-use super::model::{ModelConfig, Net, input_tensor};
+use super::fused::{FusedNet, HostOutputs};
+use super::model::{MOVES_LEFT_UNIT, ModelConfig, Net, input_tensor};
 use crate::nn::device::HardwareConfig;
 use crate::jungle::JungleGame;
 use crate::jungle::encode::ACTIONS;
@@ -85,31 +85,32 @@ impl NetEvaluator {
         &self.device
     }
 
-    /// One forward pass over `n` encoded positions: policy logits (`n × 252`) and win/draw/loss
-    /// probabilities (`n × 3`) for the side to move.
-    pub fn forward(&self, inputs: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
+    /// One forward pass over `n` encoded positions: policy logits (`n × 252`), win/draw/loss
+    /// probabilities (`n × 3`) for the side to move, and plies left in units of
+    /// `MOVES_LEFT_UNIT` (`n`, empty without the head).
+    pub fn forward(&self, inputs: &[f32], n: usize) -> HostOutputs {
         if let Some(f) = &self.fused {
             return f.forward(inputs, n);
         }
-        let (p, v) = self.net.forward(input_tensor(inputs, n, &self.device));
-        let wdl = softmax(v, 1);
-        // Both outputs are f32 tensors produced by this network, so the conversions cannot fail.
-        let p = p.into_data().try_into_vec::<f32>().expect("policy output is f32");
-        let wdl = wdl.into_data().try_into_vec::<f32>().expect("value output is f32");
-        (p, wdl)
+        let out = self.net.forward(input_tensor(inputs, n, &self.device));
+        let wdl = softmax(out.wdl, 1);
+        // The outputs are f32 tensors produced by this network, so the conversions cannot fail.
+        let host = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().expect("network outputs are f32");
+        HostOutputs { policy: host(out.policy), wdl: host(wdl), moves_left: out.moves_left.map(host).unwrap_or_default() }
     }
 }
 
 impl Evaluator<JungleGame> for NetEvaluator {
-    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], policy: &mut [f32], value: &mut [f32]) {
+    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], out: Outputs<'_>) {
         let n = states.len();
         if n == 0 {
             return;
         }
-        let (p, wdl) = self.forward(inputs, n);
-        policy[..n * ACTIONS].copy_from_slice(&p[..n * ACTIONS]);
+        let o = self.forward(inputs, n);
+        out.policy[..n * ACTIONS].copy_from_slice(&o.policy[..n * ACTIONS]);
         for i in 0..n {
-            value[i] = wdl[3 * i] - wdl[3 * i + 2];
+            out.value[i] = o.wdl[3 * i] - o.wdl[3 * i + 2];
+            out.moves_left[i] = o.moves_left.get(i).map_or(f32::NAN, |m| m * MOVES_LEFT_UNIT);
         }
     }
 

@@ -98,8 +98,11 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
     for (i, g) in games.iter().enumerate() {
         encode(g, &mut inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
     }
-    let (policy, wdl) = eval.forward(&inputs, SAMPLES);
+    let out = eval.forward(&inputs, SAMPLES);
+    let (policy, wdl) = (out.policy, out.wdl);
     let value: Vec<f32> = wdl.chunks(3).map(|w| w[0] - w[2]).collect();
+    let has_moves_left = !out.moves_left.is_empty();
+    let moves_left_arr = Array1::from_vec(out.moves_left);
     let inputs_arr = Array4::from_shape_vec((SAMPLES, PLANES, ROWS, COLS), inputs).map_err(|e| write_err(&npz_path, e))?;
     let policy_arr = Array2::from_shape_vec((SAMPLES, ACTIONS), policy).map_err(|e| write_err(&npz_path, e))?;
     let wdl_arr = Array2::from_shape_vec((SAMPLES, 3), wdl).map_err(|e| write_err(&npz_path, e))?;
@@ -111,6 +114,9 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
         npz.add_array("policy_logits", &policy_arr).map_err(|e| write_err(&npz_path, e))?;
         npz.add_array("wdl", &wdl_arr).map_err(|e| write_err(&npz_path, e))?;
         npz.add_array("value", &value_arr).map_err(|e| write_err(&npz_path, e))?;
+        if has_moves_left {
+            npz.add_array("moves_left", &moves_left_arr).map_err(|e| write_err(&npz_path, e))?;
+        }
         npz.finish().map_err(|e| write_err(&npz_path, e))?;
     }
     store::write_atomic(&npz_path, &bytes)?;
@@ -126,6 +132,7 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
             "architecture": "residual tower; policy head 1x1 conv -> BN -> ReLU -> 1x1 conv with bias to 4 channels; value head 1x1 conv -> BN -> ReLU -> flatten (C,H,W) -> linear -> ReLU -> linear to 3",
             "blocks": m.blocks, "channels": m.channels, "policy_channels": m.policy_channels,
             "value_channels": m.value_channels, "value_hidden": m.value_hidden,
+            "moves_left": m.moves_left,
             "batch_norm_epsilon": 1e-5,
             "convolutions": "3x3 with padding 1 in the stem and the blocks, no bias; 1x1 in the heads",
             "residual_block": "x + BN(conv(ReLU(BN(conv(x))))) then ReLU",
@@ -155,11 +162,16 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
             "output": "logits (softmax over the legal moves)",
         },
         "value": {"output": "3 logits: win, draw, loss for the side to move (softmax); value = P(win) - P(loss)"},
+        "moves_left": if m.moves_left {
+            json!({"weights": "moves_left.conv, moves_left.bn, moves_left.fc1, moves_left.fc2", "layers": "1x1 conv -> BN -> ReLU -> flatten (C,H,W) -> linear -> ReLU -> linear to 1 -> ReLU", "output": format!("plies to the end of the game / {}", crate::nn::model::MOVES_LEFT_UNIT)})
+        } else {
+            json!(null)
+        },
         "rules": rules.to_string(),
         "trained_rules": meta.rules,
         "samples": {
             "file": npz_path.file_name().map(|f| f.to_string_lossy().into_owned()),
-            "arrays": {"inputs": [SAMPLES, PLANES, ROWS, COLS], "policy_logits": [SAMPLES, ACTIONS], "wdl": [SAMPLES, 3], "value": [SAMPLES]},
+            "arrays": {"inputs": [SAMPLES, PLANES, ROWS, COLS], "policy_logits": [SAMPLES, ACTIONS], "wdl": [SAMPLES, 3], "value": [SAMPLES], "moves_left": if m.moves_left { json!([SAMPLES]) } else { json!(null) }},
             "fens": fens,
         },
     });

@@ -13,6 +13,11 @@
 //!   than a scalar because draws are common in Jungle (the no-capture limit, repetition under
 //!   `draw`); cross-entropy on three outcomes trains faster and keeps the draw rate visible.
 //!
+//! - moves-left head (optional, `model.moves_left`; lc0's): 1×1 conv to `value_channels`, BN,
+//!   ReLU, flatten, linear to `value_hidden`, ReLU, linear to 1, ReLU: the plies left until the
+//!   game ends, in units of [`MOVES_LEFT_UNIT`] plies. MCTS uses it to prefer the faster win and
+//!   the slower loss.
+//!
 //! No global pooling: on a 9 × 7 board the tower's 3×3 receptive field covers the whole board
 //! after four blocks, which is what KataGo's pooling buys on 19 × 19.
 
@@ -29,6 +34,9 @@ use crate::jungle::encode::{ACTIONS, PLANES};
 pub const ROWS: usize = 9;
 pub const COLS: usize = 7;
 
+/// The moves-left head predicts plies to the end divided by this (lc0's scale).
+pub const MOVES_LEFT_UNIT: f32 = 20.0;
+
 /// `[model]`: the network's shape.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -43,18 +51,21 @@ pub struct ModelConfig {
     pub value_channels: usize,
     /// Width of the value head's hidden layer.
     pub value_hidden: usize,
+    /// A moves-left head (plies to the end of the game). Model files written before it existed
+    /// read as `false`.
+    pub moves_left: bool,
 }
 
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig { blocks: 4, channels: 32, policy_channels: 16, value_channels: 4, value_hidden: 64 }
+        ModelConfig { blocks: 4, channels: 32, policy_channels: 16, value_channels: 4, value_hidden: 64, moves_left: false }
     }
 }
 
 impl ModelConfig {
     /// The network `configs/gpu.toml` trains (for benchmarks of a GPU-sized net).
     pub fn gpu_sized() -> ModelConfig {
-        ModelConfig { blocks: 10, channels: 128, policy_channels: 32, value_channels: 8, value_hidden: 128 }
+        ModelConfig { blocks: 10, channels: 128, policy_channels: 32, value_channels: 8, value_hidden: 128, moves_left: false }
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -79,11 +90,12 @@ impl ModelConfig {
         let vc = self.value_channels as u64;
         let vh = self.value_hidden as u64;
         let value = conv1(c, vc) + 2 * vc * sq * vh + 2 * vh * 3;
-        stem + tower + policy + value
+        let moves_left = if self.moves_left { conv1(c, vc) + 2 * vc * sq * vh + 2 * vh } else { 0 };
+        stem + tower + policy + value + moves_left
     }
 
     pub fn describe(&self) -> String {
-        format!("{}x{}", self.blocks, self.channels)
+        format!("{}x{}{}", self.blocks, self.channels, if self.moves_left { "+ml" } else { "" })
     }
 
     pub fn init(&self, device: &Device) -> Net {
@@ -106,6 +118,12 @@ impl ModelConfig {
             value_bn: bn(self.value_channels, device),
             value_fc1: LinearConfig::new(self.value_channels * ROWS * COLS, self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
+            moves_left: self.moves_left.then(|| MovesLeftHead {
+                conv: conv(c, self.value_channels, 1, false, device),
+                bn: bn(self.value_channels, device),
+                fc1: LinearConfig::new(self.value_channels * ROWS * COLS, self.value_hidden).init(device),
+                fc2: LinearConfig::new(self.value_hidden, 1).init(device),
+            }),
         }
     }
 }
@@ -135,6 +153,22 @@ impl ResBlock {
 }
 
 #[derive(Module, Debug)]
+pub struct MovesLeftHead {
+    pub conv: Conv2d,
+    pub bn: BatchNorm,
+    pub fc1: Linear,
+    pub fc2: Linear,
+}
+
+impl MovesLeftHead {
+    fn forward(&self, x: Tensor<4>) -> Tensor<2> {
+        let m = relu(self.bn.forward(self.conv.forward(x)));
+        let m = relu(self.fc1.forward(m.flatten::<2>(1, 3)));
+        relu(self.fc2.forward(m))
+    }
+}
+
+#[derive(Module, Debug)]
 pub struct Net {
     stem_conv: Conv2d,
     stem_bn: BatchNorm,
@@ -146,6 +180,17 @@ pub struct Net {
     value_bn: BatchNorm,
     value_fc1: Linear,
     value_fc2: Linear,
+    moves_left: Option<MovesLeftHead>,
+}
+
+/// What one forward pass produces.
+pub struct Outputs {
+    /// Policy logits `[batch, 252]`.
+    pub policy: Tensor<2>,
+    /// Win/draw/loss logits `[batch, 3]`.
+    pub wdl: Tensor<2>,
+    /// Plies left / [`MOVES_LEFT_UNIT`], `[batch, 1]` (networks with the head only).
+    pub moves_left: Option<Tensor<2>>,
 }
 
 /// References to every layer, for code that reads the weights (the fused CPU path).
@@ -161,6 +206,7 @@ pub struct NetParts<'a> {
     pub value_bn: &'a BatchNorm,
     pub value_fc1: &'a Linear,
     pub value_fc2: &'a Linear,
+    pub moves_left: Option<&'a MovesLeftHead>,
 }
 
 impl Net {
@@ -176,11 +222,17 @@ impl Net {
             value_bn: &self.value_bn,
             value_fc1: &self.value_fc1,
             value_fc2: &self.value_fc2,
+            moves_left: self.moves_left.as_ref(),
         }
     }
 
-    /// `x: [batch, PLANES, 9, 7]` → (policy logits `[batch, 252]`, WDL logits `[batch, 3]`).
-    pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+    /// Whether the network has a moves-left head.
+    pub fn has_moves_left(&self) -> bool {
+        self.moves_left.is_some()
+    }
+
+    /// `x: [batch, PLANES, 9, 7]` → policy logits, WDL logits and (with the head) moves left.
+    pub fn forward(&self, x: Tensor<4>) -> Outputs {
         let [b, _, _, _] = x.dims();
         let mut x = relu(self.stem_bn.forward(self.stem_conv.forward(x)));
         for block in &self.blocks {
@@ -188,9 +240,10 @@ impl Net {
         }
         let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
         let p = self.policy_out.forward(p).reshape([b, ACTIONS]); // [b, 4, 9, 7] -> [b, 252]
+        let moves_left = self.moves_left.as_ref().map(|h| h.forward(x.clone()));
         let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
         let v = relu(self.value_fc1.forward(v.flatten::<2>(1, 3)));
-        (p, self.value_fc2.forward(v))
+        Outputs { policy: p, wdl: self.value_fc2.forward(v), moves_left }
     }
 }
 

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::config::Config;
+use crate::game::Reason;
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
 use data::RunData;
@@ -203,6 +204,14 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
                 100.0 * false_resigns as f64 / playouts as f64
             );
         }
+        let finished: u64 = d.selfplay.iter().map(|s| s.engine_finished).sum();
+        if finished > 0 {
+            let _ = writeln!(s, " {finished} games ({:.1} %) were finished by the alpha-beta teacher (`selfplay.finish_after_plies`).", pct(finished));
+        }
+        let cap = |e: &crate::store::events::GamesEvent| e.reasons.get(Reason::MoveCap.name()).copied().unwrap_or(0);
+        let capped: u64 = d.selfplay.iter().map(cap).sum();
+        let worst = d.selfplay.iter().filter(|e| e.games > 0).map(|e| cap(e) as f64 / e.games as f64).fold(0.0, f64::max);
+        let _ = writeln!(s, " Games ended by the ply cap: {:.1} % of all, at most {:.1} % in one generation.", pct(capped), 100.0 * worst);
         s.push('\n');
     }
     let _ = writeln!(s, "![Results by colour](colours.png) ([SVG](colours.svg))\n");

@@ -11,7 +11,7 @@
 use crate::alphabeta::eval::{Eval, EvalWeights};
 use crate::jungle::JungleGame;
 use crate::jungle::Rules;
-use crate::mcts::Evaluator;
+use crate::mcts::{Evaluator, Outputs};
 
 pub struct HeuristicBlend<'a, E: ?Sized> {
     inner: &'a E,
@@ -33,10 +33,10 @@ impl<'a, E: Evaluator<JungleGame> + ?Sized> HeuristicBlend<'a, E> {
 }
 
 impl<E: Evaluator<JungleGame> + ?Sized> Evaluator<JungleGame> for HeuristicBlend<'_, E> {
-    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], policy: &mut [f32], value: &mut [f32]) {
-        self.inner.evaluate(states, inputs, policy, value);
+    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], mut out: Outputs<'_>) {
+        self.inner.evaluate(states, inputs, out.reborrow());
         if self.weight > 0.0 {
-            for (v, s) in value.iter_mut().zip(states) {
+            for (v, s) in out.value.iter_mut().zip(states) {
                 *v = (1.0 - self.weight) * *v + self.weight * self.heuristic(s);
             }
         }
@@ -58,8 +58,8 @@ mod tests {
         let inner = UniformEvaluator::default();
         let b = HeuristicBlend::new(&inner, &EvalWeights::default(), rules, weight, 500.0);
         let inputs = vec![0.0; crate::jungle::encode::INPUT_SIZE];
-        let (mut p, mut v) = (vec![0.0; crate::jungle::encode::ACTIONS], vec![0.0; 1]);
-        b.evaluate(&[&g], &inputs, &mut p, &mut v);
+        let (mut p, mut v, mut m) = (vec![0.0; crate::jungle::encode::ACTIONS], vec![0.0; 1], vec![0.0; 1]);
+        b.evaluate(&[&g], &inputs, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
         v[0]
     }
 

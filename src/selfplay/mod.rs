@@ -49,6 +49,11 @@ pub struct SelfplayConfig {
     pub heuristic_generations: u32,
     /// Evaluation score (centi-units, a Dog is ~300) mapped to a value of tanh(1) ~ 0.76.
     pub heuristic_scale: f32,
+    /// Once a game has this many plies the alpha-beta teacher plays both sides to the end,
+    /// its moves recorded with teacher targets (0: never; see `teacher::Finisher`).
+    pub finish_after_plies: u32,
+    /// Search depth of that teacher (each legal move scored to this depth).
+    pub finish_depth: u32,
 }
 
 impl Default for SelfplayConfig {
@@ -70,6 +75,8 @@ impl Default for SelfplayConfig {
             heuristic_weight: 0.0,
             heuristic_generations: 10,
             heuristic_scale: 500.0,
+            finish_after_plies: 0,
+            finish_depth: 4,
         }
     }
 }
@@ -91,6 +98,8 @@ impl SelfplayConfig {
         check_range("selfplay.heuristic_weight", self.heuristic_weight, 0.0, 1.0)?;
         check_range("selfplay.heuristic_generations", self.heuristic_generations, 1, 1_000_000)?;
         check_range("selfplay.heuristic_scale", self.heuristic_scale, 1.0, 100_000.0)?;
+        check_range("selfplay.finish_after_plies", self.finish_after_plies, 0, 100_000)?;
+        check_range("selfplay.finish_depth", self.finish_depth, 1, 32)?;
         Ok(())
     }
 

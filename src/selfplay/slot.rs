@@ -9,6 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::SelfplayConfig;
 use super::record::{GameRecord, MoveRecord};
+use super::teacher::Teacher;
 use crate::game::{Game, Outcome, Reason, Turn};
 use crate::jungle::{JungleGame, Side, fen};
 use crate::jungle::Move;
@@ -182,6 +183,18 @@ impl Slot {
         }
         self.begin_move();
         None
+    }
+
+    /// Plies played so far in the current game.
+    pub fn plies(&self) -> usize {
+        self.record.moves.len()
+    }
+
+    /// Hands the game to `teacher`, which plays both sides to the end; returns the record.
+    pub fn finish_with(&mut self, teacher: &mut Teacher) -> GameRecord {
+        let mut g = self.search.root_state().clone();
+        let o = teacher.play_out(&mut g, &mut self.record.moves);
+        self.finish(o)
     }
 
     fn finish(&mut self, o: Outcome) -> GameRecord {

@@ -93,6 +93,42 @@ pub fn score_value(score: i32, scale: f32) -> f32 {
     }
 }
 
+/// How self-play hands long games over: once a game has `after_plies` plies, a teacher built
+/// from these settings plays both sides to the end, its moves recorded with teacher targets.
+/// Games that would otherwise shuffle into the ply cap end with a real result, and the network
+/// sees how the engine converts (or holds) the endgames it reached.
+#[derive(Clone, Debug)]
+pub struct Finisher {
+    pub after_plies: u32,
+    pub teacher: TeacherConfig,
+    pub search: SearchConfig,
+    pub eval: EvalWeights,
+    pub rules: Rules,
+}
+
+impl Finisher {
+    /// The finisher `[selfplay]` asks for (`None` when `finish_after_plies` is 0).
+    pub fn from_settings(
+        selfplay: &super::SelfplayConfig,
+        teacher: &TeacherConfig,
+        search: &SearchConfig,
+        eval: &EvalWeights,
+        rules: Rules,
+    ) -> Option<Finisher> {
+        (selfplay.finish_after_plies > 0).then(|| Finisher {
+            after_plies: selfplay.finish_after_plies,
+            teacher: TeacherConfig { depth: selfplay.finish_depth, ..teacher.clone() },
+            search: search.clone(),
+            eval: eval.clone(),
+            rules,
+        })
+    }
+
+    pub fn build(&self) -> Teacher {
+        Teacher::new(&self.teacher, &self.search, &self.eval, self.rules)
+    }
+}
+
 /// A move's score for the side to move (centi-units; forced results near ±`WIN`).
 struct Scored {
     mv: Move,
@@ -159,6 +195,59 @@ impl Teacher {
         }
     }
 
+    /// Scores every legal move of the live position `g` and returns the move to play with its
+    /// targets: the policy `softmax(score / policy_temperature)` as integer counts summing to
+    /// exactly 1000, the value `tanh(best / value_scale)`. The move is sampled from
+    /// `softmax(score / play_temperature)` when `rng` is given, else the best-scored one.
+    fn teach(&mut self, g: &JungleGame, rng: Option<&mut ChaCha8Rng>) -> MoveRecord {
+        self.score_moves(g);
+        let value = score_value(self.scored[0].score, self.config.value_scale);
+        self.softmax(self.config.policy_temperature);
+        let mut visits: Vec<(Move, u32)> = Vec::with_capacity(self.scored.len());
+        for (s, &w) in self.scored.iter().zip(&self.weights) {
+            let n = (w * TARGET_TOTAL).round() as u32;
+            if n > 0 {
+                visits.push((s.mv, n));
+            }
+        }
+        // Rounding loses or adds a few units over many small weights: the best move (first,
+        // at least 1/len of the total) absorbs the difference so every target sums exactly.
+        let sum: u32 = visits.iter().map(|v| v.1).sum();
+        visits[0].1 = (visits[0].1 + TARGET_TOTAL as u32).saturating_sub(sum).max(1);
+        let mv = match rng {
+            Some(rng) => {
+                self.softmax(self.config.play_temperature);
+                let mut x: f32 = rng.random();
+                let mut pick = self.scored[0].mv;
+                for (s, &w) in self.scored.iter().zip(&self.weights) {
+                    x -= w;
+                    if x <= 0.0 {
+                        pick = s.mv;
+                        break;
+                    }
+                }
+                pick
+            }
+            None => self.scored[0].mv,
+        };
+        MoveRecord { mv, full_search: true, root_value: value, visits }
+    }
+
+    /// Plays both sides of `g` to the end with the best-scored moves, appending each move with
+    /// its targets to `moves` (how self-play hands long games over, `selfplay.finish_after_plies`).
+    pub fn play_out(&mut self, g: &mut JungleGame, moves: &mut Vec<MoveRecord>) -> Outcome {
+        loop {
+            match g.turn() {
+                Turn::Over(o) => return o,
+                Turn::Chance => unreachable!("Jungle has no chance events"),
+                Turn::Player(_) => {}
+            }
+            let rec = self.teach(g, None);
+            g.play_move_unchecked(rec.mv);
+            moves.push(rec);
+        }
+    }
+
     /// One game from the start position, seeded by `seed`.
     pub fn play_game(&mut self, seed: u64) -> GameRecord {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -188,37 +277,10 @@ impl Teacher {
                 g.play_move_unchecked(mv);
                 continue;
             }
-            self.score_moves(&g);
-            let value = score_value(self.scored[0].score, self.config.value_scale);
-            self.softmax(self.config.policy_temperature);
-            let mut visits: Vec<(Move, u32)> = Vec::with_capacity(self.scored.len());
-            for (s, &w) in self.scored.iter().zip(&self.weights) {
-                let n = (w * TARGET_TOTAL).round() as u32;
-                if n > 0 {
-                    visits.push((s.mv, n));
-                }
-            }
-            // Rounding loses or adds a few units over many small weights: the best move (first,
-            // at least 1/len of the total) absorbs the difference so every target sums exactly.
-            let sum: u32 = visits.iter().map(|v| v.1).sum();
-            visits[0].1 = (visits[0].1 + TARGET_TOTAL as u32).saturating_sub(sum).max(1);
-            let mv = if ply < self.config.opening_plies + self.config.sample_plies {
-                self.softmax(self.config.play_temperature);
-                let mut x: f32 = rng.random();
-                let mut pick = self.scored[0].mv;
-                for (s, &w) in self.scored.iter().zip(&self.weights) {
-                    x -= w;
-                    if x <= 0.0 {
-                        pick = s.mv;
-                        break;
-                    }
-                }
-                pick
-            } else {
-                self.scored[0].mv
-            };
-            record.moves.push(MoveRecord { mv, full_search: true, root_value: value, visits });
-            g.play_move_unchecked(mv);
+            let sample = ply < self.config.opening_plies + self.config.sample_plies;
+            let rec = self.teach(&g, sample.then_some(&mut rng));
+            g.play_move_unchecked(rec.mv);
+            record.moves.push(rec);
         };
         record.winner = outcome.winner.map(Side::from_player);
         record.reason = outcome.reason;

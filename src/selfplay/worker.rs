@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use super::SelfplayConfig;
 use super::record::GameRecord;
 use super::slot::{Slot, game_seed};
+use super::teacher::{Finisher, Teacher};
 use crate::jungle::JungleGame;
-use crate::jungle::encode::{ACTIONS, INPUT_SIZE};
+use crate::jungle::encode::INPUT_SIZE;
 use crate::mcts::{EvalBuffers, MctsConfig};
 use crate::mcts::Evaluator;
 use crate::mcts::cache::NnCache;
@@ -25,6 +26,8 @@ pub struct Counters {
     pub batches: AtomicU64,
     /// Seconds spent inside the evaluator, in microseconds, summed over workers.
     pub eval_micros: AtomicU64,
+    /// Games the teacher finished (`selfplay.finish_after_plies`).
+    pub finished: AtomicU64,
 }
 
 /// What to play.
@@ -38,12 +41,14 @@ pub struct RunOptions {
     pub root: JungleGame,
     /// Stop (abandoning games in flight) at this time.
     pub deadline: Option<Instant>,
+    /// The teacher that finishes long games (`None`: games run to their end or the cap).
+    pub finish: Option<Finisher>,
 }
 
 impl RunOptions {
     /// `games` games from the start position under `rules`, numbered from 0, with no deadline.
     pub fn from_start(games: u64, seed: u64, model_id: &str, rules: crate::jungle::Rules) -> RunOptions {
-        RunOptions { games, first_index: 0, seed, model_id: model_id.to_string(), root: JungleGame::start(rules), deadline: None }
+        RunOptions { games, first_index: 0, seed, model_id: model_id.to_string(), root: JungleGame::start(rules), deadline: None, finish: None }
     }
 }
 
@@ -57,6 +62,7 @@ pub fn play_plain<E: Evaluator<JungleGame> + ?Sized>(
     let mut cache = NnCache::new(mcts.cache_entries, crate::jungle::MAX_MOVES);
     let mut buf = EvalBuffers::new::<JungleGame>(1);
     let mut slot = Slot::new(&opts.root, mcts, config);
+    let mut finisher = Finishing::new(opts);
     let mut out = Vec::new();
     for i in 0..opts.games {
         let index = opts.first_index + i;
@@ -65,16 +71,41 @@ pub fn play_plain<E: Evaluator<JungleGame> + ?Sized>(
             while slot.advance_until_eval(&mut cache) {
                 let s = slot.search_mut();
                 crate::jungle::encode::encode(s.leaf_state(), &mut buf.inputs[..INPUT_SIZE]);
-                evaluator.evaluate(&[s.leaf_state()], &buf.inputs[..INPUT_SIZE], &mut buf.policy[..ACTIONS], &mut buf.value[..1]);
-                s.complete(&buf.policy[..ACTIONS], buf.value[0], &mut cache);
+                let (inputs, out) = buf.split::<JungleGame>(1);
+                evaluator.evaluate(&[s.leaf_state()], inputs, out);
+                let (logits, value, moves_left) = buf.result::<JungleGame>(0);
+                s.complete(logits, value, moves_left, &mut cache);
             }
-            if let Some(rec) = slot.play_move() {
+            if let Some(rec) = slot.play_move().or_else(|| finisher.maybe_finish(&mut slot)) {
                 out.push(rec);
                 break;
             }
         }
     }
     out
+}
+
+/// A worker's teacher for long games, built on first use.
+struct Finishing<'a> {
+    spec: Option<&'a Finisher>,
+    teacher: Option<Teacher>,
+    finished: u64,
+}
+
+impl<'a> Finishing<'a> {
+    fn new(opts: &'a RunOptions) -> Finishing<'a> {
+        Finishing { spec: opts.finish.as_ref(), teacher: None, finished: 0 }
+    }
+
+    /// Finishes the slot's game with the teacher if it has reached the hand-over ply.
+    fn maybe_finish(&mut self, slot: &mut Slot) -> Option<GameRecord> {
+        let spec = self.spec?;
+        if slot.plies() < spec.after_plies as usize {
+            return None;
+        }
+        self.finished += 1;
+        Some(slot.finish_with(self.teacher.get_or_insert_with(|| spec.build())))
+    }
 }
 
 /// One worker: keeps up to `games_in_flight` games going, claiming game indices from `next`.
@@ -97,6 +128,7 @@ fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
     let mut buf = EvalBuffers::new::<JungleGame>(slots_n);
     let mut slots: Vec<Slot> = (0..slots_n).map(|_| Slot::new(&opts.root, mcts, config)).collect();
     let mut waiting: Vec<usize> = Vec::with_capacity(slots_n);
+    let mut finisher = Finishing::new(opts);
     let claim = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
         (i < opts.games).then_some(opts.first_index + i)
@@ -123,13 +155,15 @@ fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
         if n > 0 {
             let t = Instant::now();
             let states: Vec<&JungleGame> = waiting.iter().map(|&i| slots[i].search().leaf_state()).collect();
-            evaluator.evaluate(&states, &buf.inputs[..n * INPUT_SIZE], &mut buf.policy[..n * ACTIONS], &mut buf.value[..n]);
+            let (inputs, out) = buf.split::<JungleGame>(n);
+            evaluator.evaluate(&states, inputs, out);
             drop(states);
             counters.eval_micros.fetch_add(t.elapsed().as_micros() as u64, Ordering::Relaxed);
             counters.evals.fetch_add(n as u64, Ordering::Relaxed);
             counters.batches.fetch_add(1, Ordering::Relaxed);
             for (k, &i) in waiting.iter().enumerate() {
-                slots[i].search_mut().complete(&buf.policy[k * ACTIONS..(k + 1) * ACTIONS], buf.value[k], &mut cache);
+                let (logits, value, moves_left) = buf.result::<JungleGame>(k);
+                slots[i].search_mut().complete(logits, value, moves_left, &mut cache);
             }
         }
         // Move: games whose search is done play their move; finished games are replaced.
@@ -137,8 +171,10 @@ fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
         for s in slots.iter_mut() {
             if s.ready_to_move() {
                 counters.moves.fetch_add(1, Ordering::Relaxed);
-                if let Some(rec) = s.play_move() {
+                let finished = finisher.finished;
+                if let Some(rec) = s.play_move().or_else(|| finisher.maybe_finish(s)) {
                     counters.games.fetch_add(1, Ordering::Relaxed);
+                    counters.finished.fetch_add(finisher.finished - finished, Ordering::Relaxed);
                     if tx.send(rec).is_err() {
                         return;
                     }

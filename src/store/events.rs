@@ -57,6 +57,9 @@ pub struct TrainEvent {
     pub samples_per_sec: f64,
     /// Samples in the replay window.
     pub window: u64,
+    /// The moves-left head's loss (0 without the head).
+    #[serde(default)]
+    pub moves_left_loss: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -84,6 +87,9 @@ pub struct GamesEvent {
     /// The handcrafted evaluation's share of leaf values (self-play only).
     #[serde(default)]
     pub heuristic_weight: f64,
+    /// Games handed to the alpha-beta teacher to finish (`selfplay.finish_after_plies`).
+    #[serde(default)]
+    pub engine_finished: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

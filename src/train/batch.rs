@@ -1,13 +1,13 @@
 //! Host-side training batches (ndarray): input planes, dense policy targets and win/draw/loss
 //! targets, with optional left-right mirroring.
 
-use ndarray::{Array2, Array4, ArrayViewMut1};
+use ndarray::{Array1, Array2, Array4, ArrayViewMut1};
 use rand::{Rng, RngExt};
 
 use super::replay::ReplayWindow;
 use crate::jungle::encode::{ACTIONS, PLANES, encode_parts, mirror_action, mirror_planes};
 use crate::jungle::Rules;
-use crate::nn::model::{COLS, ROWS};
+use crate::nn::model::{COLS, MOVES_LEFT_UNIT, ROWS};
 
 pub struct Batch {
     /// `[batch, PLANES, 9, 7]`
@@ -16,6 +16,8 @@ pub struct Batch {
     pub policy: Array2<f32>,
     /// `[batch, 3]`, win/draw/loss probabilities for the player to move.
     pub wdl: Array2<f32>,
+    /// `[batch]`, plies to the end of the game in units of `MOVES_LEFT_UNIT`.
+    pub moves_left: Array1<f32>,
 }
 
 impl Batch {
@@ -58,6 +60,7 @@ pub fn sample_batch<R: Rng>(
     let mut inputs = Array4::<f32>::zeros((size, PLANES, ROWS, COLS));
     let mut policy = Array2::<f32>::zeros((size, ACTIONS));
     let mut wdl = Array2::<f32>::zeros((size, 3));
+    let mut moves_left = Array1::<f32>::zeros(size);
     for i in 0..size {
         let (shard, k) = window.sample(rng)?;
         let s = &shard.samples[k];
@@ -76,8 +79,9 @@ pub fn sample_batch<R: Rng>(
         for (j, t) in value_target(s.wdl, s.q, q_ratio).into_iter().enumerate() {
             wdl[[i, j]] = t;
         }
+        moves_left[i] = f32::from(s.moves_left) / MOVES_LEFT_UNIT;
     }
-    Some(Batch { inputs, policy, wdl })
+    Some(Batch { inputs, policy, wdl, moves_left })
 }
 
 #[cfg(test)]

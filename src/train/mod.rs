@@ -57,6 +57,8 @@ pub struct TrainConfig {
     pub lr_decay_steps: u64,
     /// Weight of the value loss against the policy loss.
     pub value_loss_weight: f64,
+    /// Weight of the moves-left head's Huber loss (networks with `model.moves_left`).
+    pub moves_left_loss_weight: f64,
     /// Value target: this fraction of the search's root value q (as win/draw/loss
     /// probabilities) mixed with the game's result z (lc0's q_ratio; 0: the result alone).
     pub value_q_ratio: f32,
@@ -87,6 +89,7 @@ impl Default for TrainConfig {
             lr_decay: 1.0,
             lr_decay_steps: 0,
             value_loss_weight: 1.0,
+            moves_left_loss_weight: 0.1,
             value_q_ratio: 0.5,
             mirror: true,
             log_every_steps: 10,
@@ -109,6 +112,7 @@ impl TrainConfig {
         check_range("train.weight_decay", self.weight_decay, 0.0, 1.0)?;
         check_range("train.lr_decay", self.lr_decay, 0.0, 1.0)?;
         check_range("train.value_loss_weight", self.value_loss_weight, 0.0, 100.0)?;
+        check_range("train.moves_left_loss_weight", self.moves_left_loss_weight, 0.0, 100.0)?;
         check_range("train.value_q_ratio", self.value_q_ratio, 0.0, 1.0)?;
         check_range("train.log_every_steps", self.log_every_steps, 1, 1_000_000)?;
         Ok(())

@@ -25,6 +25,8 @@ pub struct Sample {
     pub wdl: u8,
     /// The search's value of the position for the player to move, in [-1, 1].
     pub q: f32,
+    /// Plies from this position to the end of its game (the moves-left target).
+    pub moves_left: u16,
     /// Where this sample's policy target starts in its shard's target list, and its length.
     pub target_start: u32,
     pub target_len: u8,
@@ -62,7 +64,9 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
         }
         let (samples_before, targets_before) = (out.samples.len(), out.targets.len());
         let mut damaged = false;
+        let mut ply = 0usize;
         let replayed = g.replay(|state, m| {
+            ply += 1;
             if damaged || !m.full_search || m.visits.is_empty() {
                 return;
             }
@@ -93,6 +97,7 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
                 repeated: state.history().current_reps() >= 2,
                 wdl,
                 q: m.root_value.clamp(-1.0, 1.0),
+                moves_left: (g.moves.len() + 1 - ply).min(usize::from(u16::MAX)) as u16,
                 target_start: start,
                 target_len: m.visits.len() as u8,
             });
@@ -217,5 +222,22 @@ mod tests {
             let (s, skipped) = samples_from_games(path, &[good.clone(), bad, good.clone()], &Rules::default());
             assert_eq!((s.games, s.samples.len(), s.targets.len(), skipped), (2, 2, 4, 1));
         }
+    }
+
+    #[test]
+    fn the_moves_left_target_is_the_plies_to_the_end_of_the_game() {
+        // Five plies; the searched ones (full, with visits) become samples.
+        let texts = ["a3a4", "g7g6", "a4a5", "g6g5", "g3g4"];
+        let mut moves = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            let mv = parse_move(t).unwrap();
+            let full = i != 1;
+            moves.push(MoveRecord { mv, full_search: full, root_value: 0.0, visits: if full { vec![(mv, 3)] } else { Vec::new() } });
+        }
+        let g = GameRecord { moves, ..game(&["a3a4"], 0.0) };
+        let (s, skipped) = samples_from_games(Path::new("t.jzg"), &[g], &Rules::default());
+        assert_eq!(skipped, 0);
+        let left: Vec<u16> = s.samples.iter().map(|x| x.moves_left).collect();
+        assert_eq!(left, [5, 3, 2, 1], "plies from each searched position to the end");
     }
 }

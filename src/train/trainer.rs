@@ -1,11 +1,13 @@
 //! The optimiser loop: forward on an autodiff device, policy cross-entropy against the visit
-//! distribution plus weighted win/draw/loss cross-entropy, backward, optimiser step.
+//! distribution plus weighted win/draw/loss cross-entropy (and, with the head, a weighted Huber
+//! loss on the plies left), backward, optimiser step.
 
 use burn::module::Module;
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use burn::prelude::*;
+use burn::nn::loss::{HuberLossConfig, Reduction};
 use burn::tensor::activation::{log_softmax, softmax};
 
 use super::batch::Batch;
@@ -18,6 +20,8 @@ use crate::nn::model::{COLS, ModelConfig, Net, ROWS};
 pub struct StepStats {
     pub policy_loss: f32,
     pub value_loss: f32,
+    /// Huber loss of the moves-left head (0 without the head).
+    pub moves_left_loss: f32,
     /// Mean entropy of the network's policy (nats).
     pub policy_entropy: f32,
     /// Fraction of positions whose most likely predicted result is the actual one.
@@ -74,20 +78,30 @@ impl Trainer {
         let pt = Tensor::<2>::from_data(TensorData::new(batch.policy.iter().copied().collect::<Vec<f32>>(), [n, ACTIONS]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(batch.wdl.iter().copied().collect::<Vec<f32>>(), [n, 3]), d);
         let net = self.net.take().expect("the trainer always holds its network between steps");
-        let (p, v) = net.forward(x);
+        let out = net.forward(x);
+        let (p, v) = (out.policy, out.wdl);
         let log_p = log_softmax(p, 1);
         let policy_loss = (log_p.clone() * pt).sum_dim(1).mean().neg();
         let value_loss = (log_softmax(v.clone(), 1) * vt.clone()).sum_dim(1).mean().neg();
         let entropy = (softmax(log_p.clone(), 1) * log_p).sum_dim(1).mean().neg();
         let hits = v.argmax(1).equal(vt.argmax(1)).float().mean();
+        // Moves left: Huber loss on plies / MOVES_LEFT_UNIT (quadratic within 10 units).
+        let moves_left_loss = out.moves_left.map(|m| {
+            let mt = Tensor::<2>::from_data(TensorData::new(batch.moves_left.to_vec(), [n, 1]), d);
+            HuberLossConfig::new(10.0).init().forward(m, mt, Reduction::Mean)
+        });
         let stats = StepStats {
             policy_loss: policy_loss.clone().into_scalar::<f32>(),
             value_loss: value_loss.clone().into_scalar::<f32>(),
             policy_entropy: entropy.into_scalar::<f32>(),
             value_accuracy: hits.into_scalar::<f32>(),
+            moves_left_loss: moves_left_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
             lr: self.config.lr_at(self.step),
         };
-        let loss = policy_loss + value_loss * self.config.value_loss_weight;
+        let mut loss = policy_loss + value_loss * self.config.value_loss_weight;
+        if let Some(l) = moves_left_loss {
+            loss = loss + l * self.config.moves_left_loss_weight;
+        }
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(stats.lr, net, grads));
         self.step += 1;
