@@ -63,7 +63,12 @@ def forward(t, meta, x):
     v = relu(batch_norm(conv(h, t["value_conv.weight"]), t, "value_bn", eps)).reshape(n, -1)
     v = relu(v @ t["value_fc1.weight"].T + t["value_fc1.bias"])
     v = v @ t["value_fc2.weight"].T + t["value_fc2.bias"]
-    return p, softmax(v)
+    m = None
+    if meta["model"].get("moves_left"):
+        m = relu(batch_norm(conv(h, t["moves_left.conv.weight"]), t, "moves_left.bn", eps)).reshape(n, -1)
+        m = relu(m @ t["moves_left.fc1.weight"].T + t["moves_left.fc1.bias"])
+        m = relu(m @ t["moves_left.fc2.weight"].T + t["moves_left.fc2.bias"]).reshape(n)
+    return p, softmax(v), m
 
 
 def main(argv):
@@ -83,13 +88,15 @@ def main(argv):
         print(f"unsupported export format {meta.get('format')} {meta.get('format_version')}", file=sys.stderr)
         return 2
     x = samples["inputs"].astype(np.float64)
-    policy, wdl = forward(weights, meta, x)
+    policy, wdl, moves_left = forward(weights, meta, x)
     value = wdl[:, 0] - wdl[:, 2]
     diffs = {
         "policy_logits": float(np.abs(policy - samples["policy_logits"]).max()),
         "wdl": float(np.abs(wdl - samples["wdl"]).max()),
         "value": float(np.abs(value - samples["value"]).max()),
     }
+    if moves_left is not None:
+        diffs["moves_left"] = float(np.abs(moves_left - samples["moves_left"]).max())
     worst = max(diffs.values())
     print(f"{x.shape[0]} positions, {len(weights)} tensors; max abs diff: "
           + ", ".join(f"{k} {v:.2e}" for k, v in diffs.items()))

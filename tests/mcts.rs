@@ -86,6 +86,23 @@ fn small_selfplay() -> (MctsConfig, SelfplayConfig) {
     (mcts, sp)
 }
 
+/// Plays `opts` with both self-play drivers, asserts they produced the same games, and returns
+/// them (sorted by seed) with the batched driver's counters.
+fn plain_and_batched_agree<E: Evaluator<JungleGame>>(eval: &E, mcts: &MctsConfig, sp: &SelfplayConfig, opts: &RunOptions) -> (Vec<junglezero::selfplay::record::GameRecord>, Counters) {
+    let mut plain = play_plain(eval, mcts, sp, opts);
+    let counters = Counters::default();
+    let mut batched = Vec::new();
+    run(eval, mcts, sp, opts, &counters, |g| {
+        batched.push(g);
+        Ok(())
+    }, || {})
+    .unwrap();
+    batched.sort_by_key(|g| g.seed);
+    plain.sort_by_key(|g| g.seed);
+    assert_eq!(plain, batched);
+    (batched, counters)
+}
+
 #[test]
 fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
     let (mcts, sp) = small_selfplay();
@@ -100,19 +117,8 @@ fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
         finish: None,
     };
     let eval = RolloutEvaluator { playouts: 1, max_plies: 40 };
-    let plain = play_plain(&eval, &mcts, &sp, &opts);
-    let counters = Counters::default();
-    let mut batched = Vec::new();
-    run(&eval, &mcts, &sp, &opts, &counters, |g| {
-        batched.push(g);
-        Ok(())
-    }, || {})
-    .unwrap();
+    let (batched, counters) = plain_and_batched_agree(&eval, &mcts, &sp, &opts);
     assert_eq!(batched.len(), 7);
-    batched.sort_by_key(|g| g.seed);
-    let mut plain_sorted = plain.clone();
-    plain_sorted.sort_by_key(|g| g.seed);
-    assert_eq!(plain_sorted, batched);
     // Leaves were batched: more than one position per network call on average.
     let (evals, batches) = (counters.evals.load(std::sync::atomic::Ordering::Relaxed), counters.batches.load(std::sync::atomic::Ordering::Relaxed));
     assert!(evals > 2 * batches, "{evals} evals in {batches} batches");
@@ -234,18 +240,7 @@ fn long_games_are_finished_by_the_teacher_with_teacher_targets() {
         finish: Some(finish),
     };
     let eval = UniformEvaluator::default();
-    let plain = play_plain(&eval, &mcts, &sp, &opts);
-    let counters = Counters::default();
-    let mut batched = Vec::new();
-    run(&eval, &mcts, &sp, &opts, &counters, |g| {
-        batched.push(g);
-        Ok(())
-    }, || {})
-    .unwrap();
-    batched.sort_by_key(|g| g.seed);
-    let mut plain_sorted = plain.clone();
-    plain_sorted.sort_by_key(|g| g.seed);
-    assert_eq!(plain_sorted, batched);
+    let (plain, counters) = plain_and_batched_agree(&eval, &mcts, &sp, &opts);
     let mut handed_over = 0;
     for g in &plain {
         if g.moves.len() <= 12 {

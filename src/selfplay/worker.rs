@@ -89,12 +89,11 @@ pub fn play_plain<E: Evaluator<JungleGame> + ?Sized>(
 struct Finishing<'a> {
     spec: Option<&'a Finisher>,
     teacher: Option<Teacher>,
-    finished: u64,
 }
 
 impl<'a> Finishing<'a> {
     fn new(opts: &'a RunOptions) -> Finishing<'a> {
-        Finishing { spec: opts.finish.as_ref(), teacher: None, finished: 0 }
+        Finishing { spec: opts.finish.as_ref(), teacher: None }
     }
 
     /// Finishes the slot's game with the teacher if it has reached the hand-over ply.
@@ -103,7 +102,6 @@ impl<'a> Finishing<'a> {
         if slot.plies() < spec.after_plies as usize {
             return None;
         }
-        self.finished += 1;
         Some(slot.finish_with(self.teacher.get_or_insert_with(|| spec.build())))
     }
 }
@@ -171,10 +169,13 @@ fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
         for s in slots.iter_mut() {
             if s.ready_to_move() {
                 counters.moves.fetch_add(1, Ordering::Relaxed);
-                let finished = finisher.finished;
-                if let Some(rec) = s.play_move().or_else(|| finisher.maybe_finish(s)) {
+                let rec = s.play_move().or_else(|| {
+                    let rec = finisher.maybe_finish(s);
+                    counters.finished.fetch_add(u64::from(rec.is_some()), Ordering::Relaxed);
+                    rec
+                });
+                if let Some(rec) = rec {
                     counters.games.fetch_add(1, Ordering::Relaxed);
-                    counters.finished.fetch_add(finisher.finished - finished, Ordering::Relaxed);
                     if tx.send(rec).is_err() {
                         return;
                     }
