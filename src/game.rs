@@ -69,10 +69,12 @@ pub enum Reason {
     /// A match ended the game on both players' evaluations (`arena.adjudicate_*`; matches
     /// only, never produced by the rules).
     Adjudication = 8,
+    /// A player on a clock ran out of time (matches only).
+    Time = 9,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 9] = [
+    pub const ALL: [Reason; 10] = [
         Reason::Den,
         Reason::Annihilation,
         Reason::NoMoves,
@@ -82,6 +84,7 @@ impl Reason {
         Reason::Resignation,
         Reason::Forfeit,
         Reason::Adjudication,
+        Reason::Time,
     ];
 
     /// Stable lower-case name used in records, reports and protocol output.
@@ -96,6 +99,7 @@ impl Reason {
             Reason::Resignation => "resignation",
             Reason::Forfeit => "forfeit",
             Reason::Adjudication => "adjudication",
+            Reason::Time => "time",
         }
     }
 

@@ -22,6 +22,23 @@ pub struct Limits {
     pub movetime: Option<Duration>,
     /// Clock-based budget: do not start a new iteration after `soft`, stop at `hard`.
     pub clock: Option<(Duration, Duration)>,
+    /// Both clocks, for players that manage them themselves (external programs get them as
+    /// `go wtime ... btime ...`).
+    pub go: Option<GoClock>,
+}
+
+/// The game clocks at a move, as a tournament manager passes them on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GoClock {
+    /// Red's (first player's) and Blue's time left, and their increments.
+    pub wtime: Duration,
+    pub btime: Duration,
+    pub winc: Duration,
+    pub binc: Duration,
+    /// Moves until the next time period (none: the time is for the whole game).
+    pub movestogo: Option<u32>,
+    /// After this long the mover has lost on time; there is no point waiting longer.
+    pub deadline: Duration,
 }
 
 impl Limits {
@@ -37,12 +54,25 @@ impl Limits {
         Limits { nodes: Some(n), ..Limits::default() }
     }
 
-    /// A budget from a game clock: our remaining time and increment (ms).
-    pub fn from_clock(remaining_ms: u64, inc_ms: u64, overhead_ms: u64) -> Limits {
+    /// A budget from a game clock: our remaining time and increment (ms), and the moves until
+    /// the next time period if the time is not for the whole game. Aims at 1/30 of the time
+    /// left (fewer moves to go: a larger share) plus most of the increment, and never plans to
+    /// use more than three quarters of what is left.
+    pub fn from_clock(remaining_ms: u64, inc_ms: u64, movestogo: Option<u32>, overhead_ms: u64) -> Limits {
         let usable = remaining_ms.saturating_sub(overhead_ms);
-        let soft = (usable / 30 + inc_ms * 3 / 4).min(usable / 2);
+        let share = movestogo.map_or(30, |m| u64::from(m).clamp(1, 30) + 1);
+        let soft = (usable / share + inc_ms * 3 / 4).min(usable / 2);
         let hard = (soft * 3).min(usable * 3 / 4).max(soft);
         Limits { clock: Some((Duration::from_millis(soft.max(1)), Duration::from_millis(hard.max(1)))), ..Limits::default() }
+    }
+
+    /// The time a player without iterations (MCTS) should aim at: the move time, or the
+    /// clock's target.
+    pub fn target_time(&self) -> Option<Duration> {
+        match (self.movetime, self.clock) {
+            (Some(m), Some((s, _))) => Some(m.min(s)),
+            (m, c) => m.or(c.map(|c| c.0)),
+        }
     }
 
     pub fn hard_time(&self) -> Option<Duration> {

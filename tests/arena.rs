@@ -1,6 +1,7 @@
 //! Matches, the arena command, exports and reports.
 
 use std::path::PathBuf;
+use std::time::Duration;
 use std::process::{Command, Output};
 
 use junglezero::arena::openings::start_game;
@@ -21,14 +22,14 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn settings(games: u32) -> MatchSettings {
-    MatchSettings { games, concurrency: 2, opening_plies: 4, seed: 11, rules: Rules { max_plies: 400, ..Rules::default() }, sprt: None, max_consecutive_forfeits: 3, adjudication: Default::default() }
+    MatchSettings { games, concurrency: 2, opening_plies: 4, seed: 11, rules: Rules { max_plies: 400, ..Rules::default() }, sprt: None, max_consecutive_forfeits: 3, adjudication: Default::default(), time_margin: Duration::from_millis(100) }
 }
 
 #[test]
 fn alphabeta_depth_3_beats_random() {
     let c = Config::default();
     let a = PlayerFactory::new("alphabeta:depth=3".parse().unwrap(), &c.players()).unwrap();
-    let b = PlayerFactory::new(PlayerSpec::Random, &c.players()).unwrap();
+    let b = PlayerFactory::new(PlayerSpec::Random { tc: None }, &c.players()).unwrap();
     let out = run_match(&a, &b, &settings(20), |_, _, _| {}).unwrap();
     assert_eq!(out.tally.games(), 20);
     assert!(out.tally.wins >= 18, "{:?}", out.tally);
@@ -38,7 +39,7 @@ fn alphabeta_depth_3_beats_random() {
 fn each_opening_is_played_with_both_colours_and_openings_differ() {
     let c = Config::default();
     let a = PlayerFactory::new("alphabeta:depth=1".parse().unwrap(), &c.players()).unwrap();
-    let b = PlayerFactory::new(PlayerSpec::Random, &c.players()).unwrap();
+    let b = PlayerFactory::new(PlayerSpec::Random { tc: None }, &c.players()).unwrap();
     let s = settings(16);
     let out = run_match(&a, &b, &s, |_, _, _| {}).unwrap();
     assert_eq!(out.games.len(), 16);
@@ -112,6 +113,34 @@ fn external_engines_play_through_the_protocol() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("uciok") && err.trim().lines().count() == 1, "{err}");
+}
+
+#[test]
+fn clocks_reach_external_engines_and_an_engine_that_runs_out_loses_on_time() {
+    // Our own engine over the protocol, told the clocks (and capped at depth 2), plays on.
+    let cmd = format!("external:cmd=\"{} uci\",depth=2,tc=0/60+1", env!("CARGO_BIN_EXE_junglezero"));
+    let o = junglezero(&["arena", "--a", &cmd, "--b", "random:tc=0/60", "--games", "2", "--set", "rules.max_plies=300"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(": 2 - 0 - 0") && !text.contains("Lost on time"), "{text}");
+    // An engine that never answers `go` loses each game on time, not by forfeit, and the match
+    // goes on to the end.
+    let d = tmp("silent-engine");
+    let script = d.join("silent.py");
+    std::fs::write(
+        &script,
+        "import sys\nfor line in sys.stdin:\n    w = line.split()\n    if w[:1] == ['uci']: print('uciok', flush=True)\n    elif w[:1] == ['isready']: print('readyok', flush=True)\n    elif w[:1] == ['quit']: break\n",
+    )
+    .unwrap();
+    let json = d.join("m.json");
+    let spec = format!("external:cmd=\"python3 {}\",tc=0/0.2", script.display());
+    let o = junglezero(&["arena", "--a", &spec, "--b", "random", "--games", "2", "--json", json.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(": 0 - 2 - 0") && text.contains("Lost on time: A 2, B 0") && !text.contains("Forfeits"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["time_losses"], serde_json::json!({"a": 2, "b": 0}));
+    std::fs::remove_dir_all(&d).unwrap();
 }
 
 /// A protocol engine in Python that forwards to `junglezero uci` but answers `bestmove 0000`

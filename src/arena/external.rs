@@ -89,6 +89,32 @@ impl ExternalPlayer {
     }
 }
 
+/// The `go` line for `limits` and how long to wait for its answer. A game clock goes first
+/// (`go wtime ... btime ... winc ... binc ... [movestogo N]`) and the wait ends shortly after
+/// the mover's time is gone; otherwise depth, nodes or move time.
+fn go_command(limits: &Limits) -> (String, Duration) {
+    if let Some(c) = &limits.go {
+        let mut go = format!("go wtime {} btime {} winc {} binc {}", c.wtime.as_millis(), c.btime.as_millis(), c.winc.as_millis(), c.binc.as_millis());
+        if let Some(n) = c.movestogo {
+            go += &format!(" movestogo {n}");
+        }
+        if let Some(d) = limits.depth {
+            go += &format!(" depth {d}");
+        }
+        if let Some(n) = limits.nodes {
+            go += &format!(" nodes {n}");
+        }
+        return (go, c.deadline + Duration::from_secs(1));
+    }
+    let go = match (limits.depth, limits.nodes, limits.movetime) {
+        (Some(d), _, _) => format!("go depth {d}"),
+        (_, Some(n), _) => format!("go nodes {n}"),
+        (_, _, Some(t)) => format!("go movetime {}", t.as_millis()),
+        _ => "go movetime 1000".to_string(),
+    };
+    (go, limits.movetime.unwrap_or(Duration::from_secs(1)) * 3 + Duration::from_secs(30))
+}
+
 /// A failure in words for logs and errors.
 fn describe(f: &Failure) -> String {
     match f {
@@ -127,13 +153,7 @@ impl Player for ExternalPlayer {
         } else {
             format!("position fen {} moves {}", fen(game.root()), moves.join(" "))
         };
-        let go = match (limits.depth, limits.nodes, limits.movetime) {
-            (Some(d), _, _) => format!("go depth {d}"),
-            (_, Some(n), _) => format!("go nodes {n}"),
-            (_, _, Some(t)) => format!("go movetime {}", t.as_millis()),
-            _ => "go movetime 1000".to_string(),
-        };
-        let budget = limits.movetime.unwrap_or(Duration::from_secs(1)) * 3 + Duration::from_secs(30);
+        let (go, budget) = go_command(limits);
         if let Err(e) = self.send(&position).and_then(|_| self.send(&go)) {
             return self.fail(e);
         }
@@ -150,5 +170,24 @@ impl Player for ExternalPlayer {
 
     fn failure(&self) -> Option<Failure> {
         self.failure.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::GoClock;
+
+    #[test]
+    fn go_lines_carry_the_clocks_or_the_fixed_limits() {
+        let s = Duration::from_millis;
+        let clock = GoClock { wtime: s(9500), btime: s(10_000), winc: s(100), binc: s(100), movestogo: Some(12), deadline: s(9600) };
+        let (go, wait) = go_command(&Limits { go: Some(clock), ..Limits::default() });
+        assert_eq!(go, "go wtime 9500 btime 10000 winc 100 binc 100 movestogo 12");
+        assert_eq!(wait, s(10_600));
+        let (go, _) = go_command(&Limits { go: Some(GoClock { movestogo: None, ..clock }), depth: Some(5), ..Limits::default() });
+        assert_eq!(go, "go wtime 9500 btime 10000 winc 100 binc 100 depth 5");
+        assert_eq!(go_command(&Limits::depth(3)).0, "go depth 3");
+        assert_eq!(go_command(&Limits::movetime(250)), ("go movetime 250".to_string(), s(30_750)));
     }
 }

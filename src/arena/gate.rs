@@ -52,6 +52,7 @@ pub fn gate_match(candidate: &NetEvaluator, best: &NetEvaluator, g: &GateConfig,
         sprt: Some(g.sprt()),
         max_consecutive_forfeits: 0,
         adjudication: super::adjudicate::Adjudication::default(),
+        time_margin: std::time::Duration::ZERO,
     };
     let outcome = run_network_match(candidate, best, mcts, g.sims, &settings, g.games_in_flight, |_, _, _| {});
     let t = &outcome.tally;
@@ -89,6 +90,7 @@ fn ladder_match(cx: &LadderContext, a: PlayerSpec, b: PlayerSpec, name_a: &str, 
         max_consecutive_forfeits: cx.arena.max_consecutive_forfeits,
         // The ladder measures played-out results.
         adjudication: super::adjudicate::Adjudication::default(),
+        time_margin: std::time::Duration::from_millis(cx.arena.time_margin_ms),
     };
     let out = run_match(&fa, &fb, &settings, |_, _, _| {})?;
     log_match(run, name_a, &b.to_string(), &out.tally, source).map_err(|e| e.to_string())?;
@@ -102,7 +104,7 @@ pub fn play_ladder(cx: &LadderContext, generation: u64, model: &std::path::Path,
     let mut depths = l.depths.clone();
     depths.sort_unstable();
     depths.dedup();
-    let ab = |d: u32| PlayerSpec::AlphaBeta { depth: Some(d), movetime: None, nodes: None, hash_mb: 16 };
+    let ab = |d: u32| PlayerSpec::AlphaBeta { depth: Some(d), movetime: None, nodes: None, hash_mb: 16, tc: None };
     let calibrated = read_matches(run).iter().any(|m| m.source == "calibration");
     if !calibrated {
         for w in depths.windows(2) {
@@ -112,7 +114,7 @@ pub fn play_ladder(cx: &LadderContext, generation: u64, model: &std::path::Path,
     }
     let name = format!("gen-{generation:04}");
     for &d in &depths {
-        let net = PlayerSpec::Mcts { model: model.to_path_buf(), sims: l.sims, movetime: None, c_puct: None };
+        let net = PlayerSpec::Mcts { model: model.to_path_buf(), sims: l.sims, movetime: None, c_puct: None, tc: None };
         let t = ladder_match(cx, net, ab(d), &name, l.games, seed ^ (u64::from(d) << 8), "ladder")?;
         tracing::info!("ladder: {name} vs alphabeta depth {d}: {}-{}-{} (W-L-D)", t.wins, t.losses, t.draws);
     }

@@ -4,6 +4,7 @@
 pub mod adjudicate;
 pub mod batched;
 pub mod bt;
+pub mod clock;
 pub mod external;
 pub mod gate;
 pub mod gate_curve;
@@ -40,6 +41,9 @@ pub struct ArenaConfig {
     pub adjudicate_win_plies: u32,
     /// ...by at least this many centi-units.
     pub adjudicate_win_score: i32,
+    /// Players on a clock (`tc=` in a player spec) lose on time once a move overruns their
+    /// time left by more than this (ms).
+    pub time_margin_ms: u64,
 }
 
 impl Default for ArenaConfig {
@@ -53,6 +57,7 @@ impl Default for ArenaConfig {
             adjudicate_draw_score: 20,
             adjudicate_win_plies: 0,
             adjudicate_win_score: 1000,
+            time_margin_ms: 100,
         }
     }
 }
@@ -61,6 +66,7 @@ impl ArenaConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_range("arena.concurrency", self.concurrency, 0, 4096)?;
         check_range("arena.opening_plies", self.opening_plies, 0, 100)?;
+        check_range("arena.time_margin_ms", self.time_margin_ms, 0, 3_600_000)?;
         self.adjudication().validate()
     }
 

@@ -4,13 +4,16 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use super::adjudicate::{Adjudication, Adjudicator, info_score};
+use super::clock::Clock;
 use super::openings::{random_openings, start_game};
 use super::spec::{Contestant, PlayerFactory};
 use super::stats::{Sprt, Tally, Verdict};
 use crate::game::{Game, Outcome, Reason, Turn};
 use crate::jungle::{JungleGame, Move, Rules, Side};
+use crate::player::{GoClock, Limits};
 
 /// How a match is played.
 #[derive(Clone, Debug)]
@@ -28,6 +31,8 @@ pub struct MatchSettings {
     pub max_consecutive_forfeits: u32,
     /// Ending games on the players' evaluations (off by default).
     pub adjudication: Adjudication,
+    /// How far a player on a clock may overrun it before losing on time.
+    pub time_margin: Duration,
 }
 
 /// A game lost by failing to move: who failed and why (`crash`, `timeout`,
@@ -121,24 +126,51 @@ impl PairBook {
     }
 }
 
+/// The limits for a move of a player on a clock: its own limits plus a budget from its time
+/// left, and both clocks for players that read them.
+fn clocked(base: &Limits, overhead: Duration, own: &Clock, other: Option<&Clock>, mover_red: bool, margin: Duration) -> Limits {
+    let other = other.unwrap_or(own);
+    let (red, blue) = if mover_red { (own, other) } else { (other, own) };
+    let millis = |d: Duration| d.as_millis().min(u128::from(u64::MAX)) as u64;
+    let budget = Limits::from_clock(millis(own.remaining), millis(own.tc.inc), own.moves_to_go(), millis(overhead));
+    Limits {
+        clock: budget.clock,
+        go: Some(GoClock { wtime: red.remaining, btime: blue.remaining, winc: red.tc.inc, binc: blue.tc.inc, movestogo: own.moves_to_go(), deadline: own.remaining + margin }),
+        ..base.clone()
+    }
+}
+
 /// Plays one game between two contestants from `opening`; a player that fails to produce a
-/// legal move forfeits, and the game records why. The score of each move's last `info` line
-/// feeds the adjudication, when it is on.
-pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening: &[Move], a_red: bool, pair: usize, adjudication: &Adjudication) -> PlayedGame {
+/// legal move forfeits, and the game records why; a player on a clock that overruns it (by more
+/// than `time_margin`) loses on time. The score of each move's last `info` line feeds the
+/// adjudication, when it is on.
+#[allow(clippy::too_many_arguments)]
+pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening: &[Move], a_red: bool, pair: usize, adjudication: &Adjudication, time_margin: Duration) -> PlayedGame {
     let mut g = start_game(rules, opening);
     a.player.new_game();
     b.player.new_game();
     let a_side = if a_red { Side::Red } else { Side::Blue };
     let mut forfeit = None;
     let mut judge = Adjudicator::new(*adjudication);
+    // A's clock and B's.
+    let mut clocks = [a.tc.map(Clock::new), b.tc.map(Clock::new)];
     let outcome = loop {
         if let Turn::Over(o) = g.turn() {
             break o;
         }
         let mover = g.side_to_move();
-        let c = if mover == a_side { &mut *a } else { &mut *b };
+        let i = usize::from(mover != a_side);
+        let c = if i == 0 { &mut *a } else { &mut *b };
+        let limits = clocks[i].as_ref().map(|own| clocked(&c.limits, c.overhead, own, clocks[1 - i].as_ref(), mover == Side::Red, time_margin));
         let mut score = None;
-        let cause = match c.player.choose(&g, &c.limits, &mut |line| score = info_score(line).or(score)) {
+        let started = Instant::now();
+        let choice = c.player.choose(&g, limits.as_ref().unwrap_or(&c.limits), &mut |line| score = info_score(line).or(score));
+        if let Some(clock) = &mut clocks[i] {
+            if !clock.charge(started.elapsed(), time_margin) {
+                break Outcome::win(mover.flip().player(), Reason::Time);
+            }
+        }
+        let cause = match choice {
             Some(m) if g.is_legal(m) => {
                 g.play_move_unchecked(m);
                 if !matches!(g.turn(), Turn::Over(_)) {
@@ -225,7 +257,7 @@ pub fn run_match(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(pair, a_red)) = jobs.get(i) else { break };
                     let opening = &openings[pair % openings.len()];
-                    let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair, &s.adjudication);
+                    let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair, &s.adjudication, s.time_margin);
                     let verdict = watch.note(&g, names);
                     // A player that failed is started anew for the next game.
                     let restart = |factory: &PlayerFactory, c: &mut Contestant, salt: u64| -> Result<(), String> {
@@ -267,4 +299,77 @@ pub fn run_match(
     })?;
     out.games.sort_by_key(|g| (g.pair, !g.a_red));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::clock::TimeControl;
+    use crate::player::{Player, RandomPlayer};
+
+    /// Sleeps, then plays the first legal move, and remembers the limits it was given.
+    struct Sleeper {
+        nap: Duration,
+        seen: std::sync::Arc<std::sync::Mutex<Vec<Limits>>>,
+    }
+
+    impl Player for Sleeper {
+        fn name(&self) -> String {
+            "sleeper".into()
+        }
+
+        fn choose(&mut self, game: &JungleGame, limits: &Limits, _: &mut dyn FnMut(&str)) -> Option<Move> {
+            self.seen.lock().unwrap().push(limits.clone());
+            std::thread::sleep(self.nap);
+            game.legal_moves().first().copied()
+        }
+    }
+
+    fn contestant(player: Box<dyn Player>, tc: &str) -> Contestant {
+        Contestant { player, limits: Limits::default(), tc: Some(tc.parse::<TimeControl>().unwrap()), overhead: Duration::ZERO }
+    }
+
+    #[test]
+    fn a_player_that_overruns_its_clock_loses_on_time() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        // Three 40 ms moves fit in 0.1 s + 0.01 s a move; the fourth does not.
+        let mut slow = contestant(Box::new(Sleeper { nap: Duration::from_millis(40), seen: seen.clone() }), "0.1+0.01");
+        let mut fast = contestant(Box::new(RandomPlayer::new(1)), "0/60");
+        let g = play_game(&mut slow, &mut fast, &Rules::default(), &[], true, 0, &Adjudication::default(), Duration::from_millis(5));
+        assert_eq!(g.outcome, Outcome::win(Side::Blue.player(), Reason::Time));
+        assert_eq!(g.a_points, 0.0);
+        assert!(g.forfeit.is_none());
+        let seen = seen.lock().unwrap();
+        // Three 40 ms moves fit; a loaded machine that oversleeps may lose a move sooner.
+        assert!((2..=4).contains(&seen.len()), "lost after {} moves", seen.len());
+        // Each move was told both clocks: Red's own (shrinking) and Blue's (a minute, minus a
+        // little, plus nothing).
+        let first = seen[0].go.unwrap();
+        assert_eq!((first.wtime, first.winc, first.movestogo), (Duration::from_millis(100), Duration::from_millis(10), None));
+        assert!(first.btime <= Duration::from_secs(60) && first.btime > Duration::from_secs(59));
+        assert_eq!(first.deadline, Duration::from_millis(105));
+        assert!(seen[1].go.unwrap().wtime < Duration::from_millis(80));
+        assert!(seen.iter().all(|l| l.clock.is_some()));
+        // The same player without a clock plays on to the end.
+        let mut untimed = Contestant { player: Box::new(Sleeper { nap: Duration::ZERO, seen: Default::default() }), limits: Limits::default(), tc: None, overhead: Duration::ZERO };
+        let g = play_game(&mut untimed, &mut fast, &Rules { max_plies: 30, ..Rules::default() }, &[], false, 0, &Adjudication::default(), Duration::ZERO);
+        assert_ne!(g.outcome.reason, Reason::Time);
+    }
+
+    #[test]
+    fn clocked_limits_name_red_and_blue_by_colour() {
+        let own = Clock::new("40/10+0.5".parse().unwrap());
+        let other = Clock { remaining: Duration::from_secs(3), ..Clock::new("0/5".parse().unwrap()) };
+        let base = Limits::depth(7);
+        let blue = clocked(&base, Duration::from_millis(20), &own, Some(&other), false, Duration::from_millis(50));
+        let go = blue.go.unwrap();
+        assert_eq!((go.wtime, go.btime, go.winc, go.binc), (Duration::from_secs(3), Duration::from_secs(10), Duration::ZERO, Duration::from_millis(500)));
+        assert_eq!(go.movestogo, Some(40));
+        assert_eq!(go.deadline, Duration::from_millis(10_050));
+        assert_eq!(blue.depth, Some(7));
+        let (soft, hard) = blue.clock.unwrap();
+        assert!(soft < hard && hard < Duration::from_secs(10), "{soft:?} {hard:?}");
+        let red = clocked(&base, Duration::ZERO, &own, None, true, Duration::ZERO);
+        assert_eq!(red.go.unwrap().btime, Duration::from_secs(10));
+    }
 }

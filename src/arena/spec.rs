@@ -5,6 +5,10 @@
 //! - `random`
 //! - `external:cmd="PROGRAM ARGS",movetime=MS` (or `depth=N`, `nodes=N`): any program that
 //!   speaks the UCI-style protocol
+//!
+//! Every kind also takes `tc=MOVES/SECONDS+INC` (e.g. `tc=0/10+0.1`): a game clock that the
+//! player manages itself and loses the game by running out of (see [`super::clock`]). With a
+//! clock, an `mcts` player's `sims` no longer caps its search; depth, nodes and move time still do.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -12,6 +16,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::clock::TimeControl;
 use super::external::ExternalPlayer;
 use crate::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
 use crate::jungle::Rules;
@@ -22,10 +27,19 @@ use crate::player::{Limits, Player, RandomPlayer};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
-    AlphaBeta { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, hash_mb: usize },
-    Mcts { model: PathBuf, sims: u32, movetime: Option<u64>, c_puct: Option<f32> },
-    Random,
-    External { cmd: String, depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64> },
+    AlphaBeta { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, hash_mb: usize, tc: Option<TimeControl> },
+    Mcts { model: PathBuf, sims: u32, movetime: Option<u64>, c_puct: Option<f32>, tc: Option<TimeControl> },
+    Random { tc: Option<TimeControl> },
+    External { cmd: String, depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
+}
+
+impl PlayerSpec {
+    /// The player's game clock, if it plays on one.
+    pub fn time_control(&self) -> Option<TimeControl> {
+        match self {
+            PlayerSpec::AlphaBeta { tc, .. } | PlayerSpec::Mcts { tc, .. } | PlayerSpec::Random { tc } | PlayerSpec::External { tc, .. } => *tc,
+        }
+    }
 }
 
 /// Splits `k=v,k="v, with commas",...`.
@@ -80,7 +94,11 @@ impl FromStr for PlayerSpec {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
-        let opts = options(rest)?;
+        let mut opts = options(rest)?;
+        let mut tc = None;
+        if let Some(i) = opts.iter().position(|(k, _)| k == "tc") {
+            tc = Some(opts.remove(i).1.parse::<TimeControl>()?);
+        }
         let unknown = |k: &str, known: &str| format!("unknown {kind} option '{k}' (known: {known})");
         match kind.trim() {
             "alphabeta" => {
@@ -91,16 +109,16 @@ impl FromStr for PlayerSpec {
                         "movetime" => movetime = Some(num(kind, k, v)?),
                         "nodes" => nodes = Some(num(kind, k, v)?),
                         "hash" => hash_mb = num(kind, k, v)?,
-                        other => return Err(unknown(other, "depth, movetime, nodes, hash")),
+                        other => return Err(unknown(other, "depth, movetime, nodes, hash, tc")),
                     }
                 }
-                if depth.is_none() && movetime.is_none() && nodes.is_none() {
-                    return Err("alphabeta needs depth=N, movetime=MS or nodes=N".into());
+                if depth.is_none() && movetime.is_none() && nodes.is_none() && tc.is_none() {
+                    return Err("alphabeta needs depth=N, movetime=MS, nodes=N or tc=MOVES/SECONDS+INC".into());
                 }
                 if depth == Some(0) {
                     return Err("alphabeta depth must be at least 1".into());
                 }
-                Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb })
+                Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, tc })
             }
             "mcts" => {
                 let (mut model, mut sims, mut movetime, mut c_puct) = (None, None, None, None);
@@ -110,17 +128,17 @@ impl FromStr for PlayerSpec {
                         "sims" => sims = Some(num(kind, k, v)?),
                         "movetime" => movetime = Some(num(kind, k, v)?),
                         "cpuct" => c_puct = Some(num(kind, k, v)?),
-                        other => return Err(unknown(other, "model, sims, movetime, cpuct")),
+                        other => return Err(unknown(other, "model, sims, movetime, cpuct, tc")),
                     }
                 }
                 let model = model.ok_or("mcts needs model=PATH")?;
-                Ok(PlayerSpec::Mcts { model, sims: sims.unwrap_or(400u32).max(1), movetime, c_puct })
+                Ok(PlayerSpec::Mcts { model, sims: sims.unwrap_or(400u32).max(1), movetime, c_puct, tc })
             }
             "random" => {
                 if let Some((k, _)) = opts.first() {
-                    return Err(unknown(k, "none"));
+                    return Err(unknown(k, "tc"));
                 }
-                Ok(PlayerSpec::Random)
+                Ok(PlayerSpec::Random { tc })
             }
             "external" => {
                 let (mut cmd, mut depth, mut movetime, mut nodes) = (None, None, None, None);
@@ -130,11 +148,11 @@ impl FromStr for PlayerSpec {
                         "depth" => depth = Some(num(kind, k, v)?),
                         "movetime" => movetime = Some(num(kind, k, v)?),
                         "nodes" => nodes = Some(num(kind, k, v)?),
-                        other => return Err(unknown(other, "cmd, depth, movetime, nodes")),
+                        other => return Err(unknown(other, "cmd, depth, movetime, nodes, tc")),
                     }
                 }
                 let cmd = cmd.filter(|c| !c.trim().is_empty()).ok_or("external needs cmd=\"PROGRAM ARGS\"")?;
-                Ok(PlayerSpec::External { cmd, depth, movetime, nodes })
+                Ok(PlayerSpec::External { cmd, depth, movetime, nodes, tc })
             }
             other => Err(format!("unknown player kind '{other}' (alphabeta, mcts, random, external)")),
         }
@@ -145,25 +163,30 @@ impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let opt = |name: &str, v: Option<String>| v.map(|v| format!("{name}={v}"));
         let join = |parts: Vec<Option<String>>| parts.into_iter().flatten().collect::<Vec<_>>().join(",");
+        let tc = opt("tc", self.time_control().map(|t| t.to_string()));
         match self {
             PlayerSpec::AlphaBeta { depth, movetime, nodes, .. } => write!(
                 f,
                 "alphabeta:{}",
-                join(vec![opt("depth", depth.map(|d| d.to_string())), opt("movetime", movetime.map(|d| d.to_string())), opt("nodes", nodes.map(|d| d.to_string()))])
+                join(vec![opt("depth", depth.map(|d| d.to_string())), opt("movetime", movetime.map(|d| d.to_string())), opt("nodes", nodes.map(|d| d.to_string())), tc])
             ),
             PlayerSpec::Mcts { model, sims, movetime, .. } => {
                 let name = model.file_stem().map_or_else(|| model.display().to_string(), |s| s.to_string_lossy().into_owned());
-                write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), opt("sims", Some(sims.to_string())), opt("movetime", movetime.map(|d| d.to_string()))]))
+                write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), opt("sims", Some(sims.to_string())), opt("movetime", movetime.map(|d| d.to_string())), tc]))
             }
-            PlayerSpec::Random => f.write_str("random"),
-            PlayerSpec::External { cmd, depth, movetime, nodes } => write!(
+            PlayerSpec::Random { .. } => match tc {
+                Some(tc) => write!(f, "random:{tc}"),
+                None => f.write_str("random"),
+            },
+            PlayerSpec::External { cmd, depth, movetime, nodes, .. } => write!(
                 f,
                 "external:{}",
                 join(vec![
                     Some(format!("cmd=\"{cmd}\"")),
                     opt("depth", depth.map(|d| d.to_string())),
                     opt("movetime", movetime.map(|d| d.to_string())),
-                    opt("nodes", nodes.map(|d| d.to_string()))
+                    opt("nodes", nodes.map(|d| d.to_string())),
+                    tc
                 ])
             ),
         }
@@ -174,6 +197,10 @@ impl fmt::Display for PlayerSpec {
 pub struct Contestant {
     pub player: Box<dyn Player>,
     pub limits: Limits,
+    /// The game clock it plays on, if any.
+    pub tc: Option<TimeControl>,
+    /// Time it keeps in hand each move for its own overhead (`search.move_overhead_ms`).
+    pub overhead: Duration,
 }
 
 /// The settings every kind of player is built with (the parts of the config they read).
@@ -225,31 +252,27 @@ impl PlayerFactory {
 
     pub fn make(&self, seed: u64) -> Result<Contestant, String> {
         let ms = |t: Option<u64>| t.map(Duration::from_millis);
-        Ok(match &self.spec {
-            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb } => {
+        let (player, limits): (Box<dyn Player>, Limits) = match &self.spec {
+            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, .. } => {
                 let config = SearchConfig { hash_mb: *hash_mb, threads: 1, ..self.search.clone() };
-                Contestant {
-                    player: Box::new(Engine::new(&config, self.eval.clone())),
-                    limits: Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), clock: None },
-                }
+                (Box::new(Engine::new(&config, self.eval.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
-            PlayerSpec::Mcts { sims, movetime, c_puct, .. } => {
+            PlayerSpec::Mcts { sims, movetime, c_puct, tc, .. } => {
                 let net = self.net.clone().ok_or("network not loaded")?;
                 let mut config = self.mcts.clone();
                 if let Some(c) = c_puct {
                     config.c_puct = *c;
                 }
-                Contestant {
-                    player: Box::new(MctsPlayer::new(net, &config, *sims)),
-                    limits: Limits { nodes: Some(u64::from(*sims)), movetime: ms(*movetime), ..Limits::default() },
-                }
+                // On a clock, the clock decides how long to search.
+                let nodes = if tc.is_some() { None } else { Some(u64::from(*sims)) };
+                (Box::new(MctsPlayer::new(net, &config, *sims)), Limits { nodes, movetime: ms(*movetime), ..Limits::default() })
             }
-            PlayerSpec::Random => Contestant { player: Box::new(RandomPlayer::new(seed)), limits: Limits::default() },
-            PlayerSpec::External { cmd, depth, movetime, nodes } => Contestant {
-                player: Box::new(ExternalPlayer::spawn(cmd)?),
-                limits: Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), clock: None },
-            },
-        })
+            PlayerSpec::Random { .. } => (Box::new(RandomPlayer::new(seed)), Limits::default()),
+            PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {
+                (Box::new(ExternalPlayer::spawn(cmd)?), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
+            }
+        };
+        Ok(Contestant { player, limits, tc: self.spec.time_control(), overhead: Duration::from_millis(self.search.move_overhead_ms) })
     }
 }
 
@@ -259,10 +282,16 @@ mod tests {
 
     #[test]
     fn specs_parse_and_print() {
-        assert_eq!("alphabeta:depth=3".parse::<PlayerSpec>().unwrap(), PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16 });
-        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
+        assert_eq!("alphabeta:depth=3".parse::<PlayerSpec>().unwrap(), PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16, tc: None });
+        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { tc: None });
+        let timed: PlayerSpec = "alphabeta:tc=40/60+0.5".parse().unwrap();
+        assert_eq!(timed.time_control(), Some("40/60+0.5".parse().unwrap()));
+        assert_eq!(timed.to_string(), "alphabeta:tc=40/60+0.5");
+        assert_eq!("random:tc=0/10+0.1".parse::<PlayerSpec>().unwrap().to_string(), "random:tc=0/10+0.1");
+        let m: PlayerSpec = "mcts:model=a.jzm,tc=0/10+0.1".parse().unwrap();
+        assert_eq!(m.to_string(), "mcts:model=a,sims=400,tc=0/10+0.1");
         let e: PlayerSpec = r#"external:cmd="junglezero uci --set search.hash_mb=8, x",movetime=50"#.parse().unwrap();
-        assert_eq!(e, PlayerSpec::External { cmd: "junglezero uci --set search.hash_mb=8, x".into(), depth: None, movetime: Some(50), nodes: None });
+        assert_eq!(e, PlayerSpec::External { cmd: "junglezero uci --set search.hash_mb=8, x".into(), depth: None, movetime: Some(50), nodes: None, tc: None });
         let m: PlayerSpec = "mcts:model=runs/x/models/gen-0003.jzm,sims=64".parse().unwrap();
         assert_eq!(m.to_string(), "mcts:model=gen-0003,sims=64");
         for (bad, want) in [
@@ -273,6 +302,8 @@ mod tests {
             ("chess:depth=3", "unknown player kind"),
             ("external:cmd=\"abc", "unterminated"),
             ("external:movetime=5", "cmd="),
+            ("alphabeta:tc=fast", "time control 'fast'"),
+            ("random:tc=0+0", "no time"),
         ] {
             let e = bad.parse::<PlayerSpec>().unwrap_err();
             assert!(e.contains(want), "{bad}: {e}");

@@ -35,6 +35,7 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
         sprt: args.sprt,
         max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
         adjudication: config.arena.adjudication(),
+        time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
     };
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
     let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| {
@@ -51,8 +52,8 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     // Two networks with the same budget: batch their leaves across games.
     let outcome: MatchOutcome = match (&args.a, &args.b, fa.network(), fb.network()) {
         (
-            PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, .. },
-            PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, .. },
+            PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, tc: None, .. },
+            PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, tc: None, .. },
             Some(na),
             Some(nb),
         ) if sa == sb => run_network_match(&**na, &**nb, &config.mcts, *sa, &settings, 16, |_, t, llr| progress(t, llr)),
@@ -73,12 +74,21 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     if !adjudicated.is_empty() {
         writeln!(out, "Adjudicated: {} games ({} drawn, {} decided) on the players' scores (arena.adjudicate_*)", adjudicated.len(), adjudicated_draws, adjudicated.len() - adjudicated_draws)?;
     }
+    // Losses on time, for A and for B.
+    let on_time = |a_lost: bool| {
+        outcome.games.iter().filter(|g| g.outcome.reason == Reason::Time && (g.a_points == 0.0) == a_lost).count()
+    };
+    let (time_a, time_b) = (on_time(true), on_time(false));
+    if time_a + time_b > 0 {
+        writeln!(out, "Lost on time: A {time_a}, B {time_b}")?;
+    }
     if let Some(path) = &args.json {
         let mut v = summary_json(&name_a, &name_b, t, settings.sprt.as_ref());
         v["rules"] = serde_json::json!(rules.to_string());
         v["opening_plies"] = serde_json::json!(settings.opening_plies);
         v["seed"] = serde_json::json!(settings.seed);
         v["forfeits"] = serde_json::json!({"a": outcome.forfeits_a, "b": outcome.forfeits_b});
+        v["time_losses"] = serde_json::json!({"a": time_a, "b": time_b});
         v["adjudicated"] = serde_json::json!({"draws": adjudicated_draws, "decided": adjudicated.len() - adjudicated_draws});
         write_atomic(path, serde_json::to_string_pretty(&v)?.as_bytes())?;
     }

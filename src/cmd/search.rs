@@ -17,7 +17,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<()> {
         depth: args.depth,
         nodes: args.nodes,
         movetime: Some(Duration::from_millis(args.movetime.unwrap_or(2000))).filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
-        clock: None,
+        ..Limits::default()
     };
     let mut out = std::io::stdout().lock();
     if let Turn::Over(o) = game.turn() {

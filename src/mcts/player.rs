@@ -54,7 +54,8 @@ impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
         }
         let start = Instant::now();
         let sims = limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32);
-        let deadline = limits.hard_time().map(|t| start + t);
+        // No iterations to finish: aim at the clock's target, not its hard limit.
+        let deadline = limits.target_time().map(|t| start + t);
         let mut search = Search::new(game.clone(), &self.config, game.position().hash());
         search.set_budget(if sims == u32::MAX { self.config.playouts } else { sims });
         let mut done = 0u32;
@@ -68,14 +69,12 @@ impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
                 search.complete(logits, value, moves_left, &mut self.cache);
             }
             done += 1;
-            if done % 64 == 0 {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    break;
-                }
-                if last_report.elapsed().as_secs_f64() >= 1.0 {
-                    last_report = Instant::now();
-                    info(&info_line(&search, done, start));
-                }
+            if done % 8 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            if done % 64 == 0 && last_report.elapsed().as_secs_f64() >= 1.0 {
+                last_report = Instant::now();
+                info(&info_line(&search, done, start));
             }
         }
         self.stop.store(false, Ordering::Relaxed);

@@ -140,11 +140,7 @@ impl Server {
         let mut limits = match time {
             Some(t) => {
                 let overhead = self.options.config().search.move_overhead_ms;
-                let t = match p.movestogo {
-                    Some(n) if n > 0 => t.min(t / n.max(1) * 30),
-                    _ => t,
-                };
-                Limits::from_clock(t, inc.unwrap_or(0), overhead)
+                Limits::from_clock(t, inc.unwrap_or(0), p.movestogo.filter(|&n| n > 0).map(|n| n.min(u32::MAX as u64) as u32), overhead)
             }
             None => Limits::default(),
         };
