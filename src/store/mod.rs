@@ -34,6 +34,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
         let mut f = File::create(&tmp)?;
+        fail::fail_point!("store::write", |fault| injected_fault(fault.as_deref(), &mut f, bytes));
         f.write_all(bytes)?;
         f.sync_all()?;
         fs::rename(&tmp, path)?;
@@ -46,6 +47,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         let _ = fs::remove_file(&tmp);
         StoreError::new("cannot write", path, e)
     })
+}
+
+/// The failure a test asked for at the `store::write` fault point (tests build with
+/// `fail/failpoints`; otherwise the point does not exist): `enospc` (the disk is full), `short`
+/// (half the bytes reach the file, then the disk fills), anything else a plain I/O error.
+#[allow(dead_code)]
+fn injected_fault(kind: Option<&str>, f: &mut File, bytes: &[u8]) -> std::io::Result<()> {
+    match kind {
+        Some("enospc") => Err(std::io::Error::from(std::io::ErrorKind::StorageFull)),
+        Some("short") => {
+            f.write_all(&bytes[..bytes.len() / 2])?;
+            Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "short write: the disk filled up mid-file"))
+        }
+        _ => Err(std::io::Error::other("injected I/O error")),
+    }
 }
 
 /// Reads a whole file, naming it in the error.

@@ -14,7 +14,7 @@
 //! ```
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::StoreError;
@@ -177,17 +177,38 @@ impl RunDir {
     }
 
     /// Appends one event as a line to metrics.jsonl (one write, so lines never interleave
-    /// mid-line; a reader reports a torn last line after a crash and reads the rest).
+    /// mid-line; a reader reports a torn last line after a crash and reads the rest). A torn
+    /// last line (a kill or a full disk mid-write) is ended first, so it costs only itself.
     pub fn append_event(&self, event: &super::events::Event) -> Result<(), StoreError> {
         let path = self.metrics_path();
-        let mut line = super::events::to_line(event);
-        line.push('\n');
         let mut f = fs::OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(&path)
             .map_err(|e| StoreError::new("cannot open", &path, e))?;
-        f.write_all(line.as_bytes()).map_err(|e| StoreError::new("cannot append to", &path, e))
+        let torn = (|| -> std::io::Result<bool> {
+            let len = f.seek(SeekFrom::End(0))?;
+            if len == 0 {
+                return Ok(false);
+            }
+            let mut last = [0u8];
+            f.seek(SeekFrom::End(-1))?;
+            f.read_exact(&mut last)?;
+            Ok(last[0] != b'\n')
+        })()
+        .map_err(|e| StoreError::new("cannot read", &path, e))?;
+        let mut line = if torn { "\n".to_string() } else { String::new() };
+        line += &super::events::to_line(event);
+        line.push('\n');
+        let result = (|| -> std::io::Result<()> {
+            fail::fail_point!("store::append", |fault| match fault.as_deref() {
+                Some("short") => f.write_all(&line.as_bytes()[..line.len() / 2]).and(Err(std::io::Error::from(std::io::ErrorKind::StorageFull))),
+                _ => Err(std::io::Error::from(std::io::ErrorKind::StorageFull)),
+            });
+            f.write_all(line.as_bytes())
+        })();
+        result.map_err(|e| StoreError::new("cannot append to", &path, e))
     }
 
     /// Every event in metrics.jsonl, and the lines that could not be read (line number and

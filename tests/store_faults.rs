@@ -1,0 +1,108 @@
+//! Fault injection in the run store: a write that fails (the disk is full, a short write, an
+//! I/O error, the Nth write of many) leaves the previous state readable, leaves no temporary
+//! file behind, and names the file in its error. The fault points exist because tests build
+//! the library with `fail/failpoints`.
+
+use std::path::{Path, PathBuf};
+
+use fail::FailScenario;
+use junglezero::game::Reason;
+use junglezero::jungle::{START_FEN, Side, parse_move};
+use junglezero::selfplay::record::{GameRecord, MoveRecord, read_shard, write_shard};
+use junglezero::store::events::{Event, TrainEvent};
+use junglezero::store::run::RunDir;
+use junglezero::store::{read, write_atomic};
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("jz-faults-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn game() -> GameRecord {
+    let moves = ["a3a4", "g7g6", "a4a5"].iter().map(|t| MoveRecord { mv: parse_move(t).unwrap(), full_search: false, root_value: 0.0, visits: vec![] }).collect();
+    GameRecord {
+        rules: Default::default(),
+        model_id: "gen-0001".into(),
+        seed: 7,
+        root_fen: START_FEN.into(),
+        moves,
+        winner: Some(Side::Red),
+        reason: Reason::Resignation,
+        would_resign: None,
+    }
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_failed_write_keeps_the_old_file_and_names_the_path() {
+    let scenario = FailScenario::setup();
+    let d = tmp("atomic");
+    let path = d.join("best.txt");
+    for (fault, want) in [("enospc", "storage"), ("short", "short write"), ("io", "injected")] {
+        write_atomic(&path, b"the previous state").unwrap();
+        fail::cfg("store::write", &format!("return({fault})")).unwrap();
+        let e = write_atomic(&path, b"a new state that never lands").unwrap_err().to_string();
+        fail::remove("store::write");
+        assert!(e.contains(&path.display().to_string()) && e.to_lowercase().contains(want), "{fault}: {e}");
+        assert_eq!(read(&path).unwrap(), b"the previous state", "{fault}");
+        assert_eq!(names(&d), ["best.txt"], "{fault}: no temporary file is left");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+    scenario.teardown();
+}
+
+#[test]
+fn only_the_nth_write_fails() {
+    let scenario = FailScenario::setup();
+    let d = tmp("nth");
+    fail::cfg("store::write", "2*off->1*return(enospc)->off").unwrap();
+    let results: Vec<bool> = (0..5).map(|i| write_atomic(&d.join(format!("f{i}")), b"x").is_ok()).collect();
+    fail::remove("store::write");
+    assert_eq!(results, [true, true, false, true, true]);
+    assert_eq!(names(&d), ["f0", "f1", "f3", "f4"]);
+    std::fs::remove_dir_all(&d).unwrap();
+    scenario.teardown();
+}
+
+#[test]
+fn a_shard_that_fails_to_write_leaves_the_others_whole() {
+    let scenario = FailScenario::setup();
+    let d = tmp("shards");
+    let game = game();
+    write_shard(&d.join("s0.jzg"), std::slice::from_ref(&game)).unwrap();
+    fail::cfg("store::write", "return(short)").unwrap();
+    let e = write_shard(&d.join("s1.jzg"), &[game.clone(), game.clone()]).unwrap_err().to_string();
+    fail::remove("store::write");
+    assert!(e.contains("s1.jzg"), "{e}");
+    assert_eq!(names(&d), ["s0.jzg"], "the failed shard is not there under any name");
+    assert_eq!(read_shard(&d.join("s0.jzg")).unwrap(), vec![game]);
+    std::fs::remove_dir_all(&d).unwrap();
+    scenario.teardown();
+}
+
+#[test]
+fn a_torn_metrics_line_costs_only_itself() {
+    let scenario = FailScenario::setup();
+    let d = tmp("metrics");
+    let run = RunDir::new(&d);
+    let event = |step| Event::Train(TrainEvent { step, ..TrainEvent::default() });
+    run.append_event(&event(1)).unwrap();
+    fail::cfg("store::append", "return(short)").unwrap();
+    let e = run.append_event(&event(2)).unwrap_err().to_string();
+    fail::remove("store::append");
+    assert!(e.contains("metrics.jsonl"), "{e}");
+    run.append_event(&event(3)).unwrap();
+    let (events, problems) = run.read_events();
+    assert_eq!(events, vec![event(1), event(3)]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].starts_with("line 2"), "{problems:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+    scenario.teardown();
+}
