@@ -35,6 +35,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Write a training report (Markdown with PNG and SVG plots) into the run's report/.
     Report(ReportArgs),
+    /// Check a run directory: shards, networks and the trainer checkpoint load and fit together.
+    Verify(VerifyArgs),
     /// Play against the engine in the terminal.
     Play(PlayArgs),
     /// Speak the UCI-style protocol on stdin/stdout.
@@ -304,6 +306,16 @@ fn parse_spec(s: &str) -> Result<junglezero::arena::spec::PlayerSpec, String> {
 
 fn parse_sprt(s: &str) -> Result<junglezero::arena::stats::Sprt, String> {
     junglezero::arena::stats::Sprt::parse(s)
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The run directory.
+    #[arg(long, value_name = "DIR")]
+    pub run: PathBuf,
+    /// Print the findings as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

@@ -2,6 +2,7 @@
 
 pub mod alphabeta;
 pub mod arena;
+pub mod audit;
 pub mod check;
 pub mod config;
 pub mod game;

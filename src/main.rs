@@ -61,6 +61,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("exported {} ({}), {}, {}", a.display(), meta.model.describe(), b.display(), c.display());
             Ok(())
         }
+        Command::Verify(args) => cmd::verify::run(args),
         Command::Report(args) => {
             let path = junglezero::report::write_report(&junglezero::store::run::RunDir::new(&args.run))?;
             println!("report written to {}", path.display());

@@ -234,6 +234,7 @@ impl Pipeline {
 
     /// Plays `games` self-play games with the current best network into games/.
     pub fn selfplay(&mut self, games: u64, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<SelfplaySummary> {
+        phase("selfplay");
         let evaluator = self.best_evaluator()?;
         let generation = self.run.best().map_or(0, |(g, _)| g);
         let summary = selfplay_into_run(&self.run, &self.config, &evaluator, generation, games, self.meta.iteration + 1, progress, stop)?;
@@ -262,6 +263,7 @@ impl Pipeline {
         }
         let games = want - have;
         let c = &self.config;
+        phase("teacher");
         tracing::info!("teacher: alpha-beta depth {} plays {games} games for the first network", c.teacher.depth);
         let stamp = (now() * 1000.0) as u64;
         let pid = std::process::id();
@@ -301,6 +303,7 @@ impl Pipeline {
                 if batch.len() >= per_shard {
                     flush(&mut batch, &mut shard_no)?;
                 }
+                unwritten(batch.len());
                 Ok(())
             },
             || {
@@ -334,6 +337,7 @@ impl Pipeline {
         if self.pending_samples == 0 {
             return Ok(None);
         }
+        phase("train");
         let c = self.config.train.clone();
         let window_size = c.window_size(self.meta.samples_seen as usize);
         // Never drop data not trained on yet (a large first batch of teacher games).
@@ -451,6 +455,17 @@ impl Pipeline {
     }
 }
 
+/// Debug hooks for tools that interrupt runs on purpose (scripts/kill-soak.sh): the stage that
+/// starts now, and after each finished game how many are not in a shard yet (what a kill at
+/// that moment would lose). Seen with `RUST_LOG=info,junglezero::phase=debug`.
+fn phase(name: &str) {
+    tracing::debug!(target: "junglezero::phase", "phase {name}");
+}
+
+fn unwritten(games: usize) {
+    tracing::debug!(target: "junglezero::phase", "unwritten games {games}");
+}
+
 fn model_meta(config: &Config, id: &str, generation: u64, steps: u64, games: u64) -> ModelMeta {
     let mut m = modelfile::fresh_meta(&config.model, &config.rules, id);
     m.generation = generation;
@@ -487,6 +502,7 @@ pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
             run.append_event(&Event::Gate(GateEvent { time: now(), generation: g, accepted: true, reason, ..GateEvent::default() }))?;
             continue;
         };
+        phase("gate");
         let candidate = NetEvaluator::load(&cand_path, &config.hardware)?;
         let champion = NetEvaluator::load(&best_path, &config.hardware)?;
         let seed = config.train.seed ^ g.wrapping_mul(0x9E37_79B9);
@@ -535,6 +551,7 @@ pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
             if ladder_due(laddered, best_g, config.ladder.every) {
                 let players = config.players();
                 let cx = LadderContext { run, ladder: &config.ladder, arena: &config.arena, players: &players };
+                phase("ladder");
                 play_ladder(&cx, best_g, &best_path, config.train.seed ^ best_g).map_err(PipelineError::Other)?;
                 let r = ratings(&read_matches(run));
                 let table = r.iter().filter_map(|(n, r)| r.map(|r| (n.clone(), RatingEntry { elo: r.elo, ci95: r.ci95 }))).collect();
@@ -606,6 +623,7 @@ pub fn selfplay_into_run(
                 if all.len() - written >= per_shard {
                     write(&all, &mut written, &mut shard_no)?;
                 }
+                unwritten(all.len() - written);
                 Ok(())
             },
             || {

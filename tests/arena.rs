@@ -219,6 +219,12 @@ fn smoke_run_report_and_export() {
     let cfg = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml");
     let o = junglezero(&["train", "--config", cfg.to_str().unwrap(), "--run", run.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The finished run verifies: everything loads and the learner's books balance.
+    let o = junglezero(&["verify", "--run", run.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let audit: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(audit["problems"], serde_json::json!([]));
+    assert!(audit["shards"].as_u64().unwrap() > 0 && audit["checkpoint"]["games_seen"] == audit["shard_games"], "{audit}");
     let o = junglezero(&["report", "--run", run.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report = run.join("report");
@@ -261,6 +267,22 @@ fn smoke_run_report_and_export() {
     let p = eval.forward(inputs.as_slice().unwrap(), 32).policy;
     let worst = p.iter().zip(logits.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     assert!(worst < 1e-4, "{worst}");
+
+    // A damaged run does not verify, and each damage is named: a torn shard, a shard the
+    // learner read that is gone, and a network file cut short.
+    let shards = junglezero::store::run::RunDir::new(&run).shards();
+    let bytes = std::fs::read(&shards[0]).unwrap();
+    std::fs::write(&shards[0], &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::remove_file(&shards[1]).unwrap();
+    std::fs::write(&model, b"JZ").unwrap();
+    let o = junglezero(&["verify", "--run", run.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let name = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(text.contains("problem: shard does not read") && text.contains(&name(&shards[0])), "{text}");
+    assert!(text.contains(&format!("shard games/{} was read by the learner but is gone", name(&shards[1]))), "{text}");
+    assert!(text.contains("problem: network does not load") && text.contains(&name(&model)), "{text}");
+    assert_eq!(String::from_utf8_lossy(&o.stderr).trim().lines().count(), 1);
     std::fs::remove_dir_all(&d).unwrap();
 }
 

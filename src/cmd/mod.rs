@@ -9,6 +9,7 @@ pub mod selfplay;
 pub mod search;
 pub mod show;
 pub mod train;
+pub mod verify;
 
 use anyhow::Context;
 

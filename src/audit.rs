@@ -1,0 +1,144 @@
+//! `junglezero verify --run DIR`: reads everything a run directory holds and checks that it fits
+//! together. Every shard decodes; every model, candidate and rejected network loads; the trainer
+//! checkpoint loads with the run's config; the shards the learner has read exist, are listed
+//! once, and hold exactly the games it counted. What a killed writer left behind (temporary
+//! files, removed at the next start) is listed, never taken for a finished file.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::nn::device::parse_device;
+use crate::nn::modelfile;
+use crate::selfplay::record::read_shard;
+use crate::store::run::RunDir;
+use crate::train::checkpoint;
+
+/// The trainer's counters as the checkpoint holds them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Counters {
+    pub iteration: u64,
+    pub step: u64,
+    pub samples_trained: u64,
+    pub games_seen: u64,
+    pub samples_seen: u64,
+    /// Shards the learner has read, and those in its replay window.
+    pub seen_shards: usize,
+    pub window_shards: usize,
+}
+
+/// What `verify` found.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunAudit {
+    /// `None` before the first checkpoint.
+    pub checkpoint: Option<Counters>,
+    pub shards: usize,
+    pub shard_games: u64,
+    /// Shards written since the learner last read the directory (relative paths).
+    pub unread_shards: Vec<String>,
+    /// The best network's generation, and how many networks each directory holds.
+    pub best: Option<u64>,
+    pub models: usize,
+    pub candidates: usize,
+    pub rejected: usize,
+    /// Temporary files of interrupted writers (relative paths).
+    pub temporaries: Vec<String>,
+    /// Everything that does not fit; empty for a sound run.
+    pub problems: Vec<String>,
+}
+
+fn temporaries(run: &RunDir) -> Vec<String> {
+    let dirs = [run.root().to_path_buf(), run.models_dir(), run.candidates_dir(), run.rejected_dir(), run.games_dir(), run.root().join("train")];
+    let mut out: Vec<String> = dirs
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.') && e.file_name().to_string_lossy().contains(".tmp-"))
+        .map(|e| run.relative(&e.path()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Checks the run in `dir`.
+pub fn audit(dir: &Path) -> Result<RunAudit, String> {
+    let run = RunDir::new(dir);
+    if !run.exists() {
+        return Err(format!("{}: not a run directory (no config.toml)", dir.display()));
+    }
+    let config = Config::load(Some(&run.config_path()), &[]).map_err(|e| e.to_string())?;
+    let device = parse_device(&config.hardware.device)?;
+    let mut a = RunAudit { temporaries: temporaries(&run), ..RunAudit::default() };
+
+    // Shards: each decodes; remember its games.
+    let mut games_in = std::collections::HashMap::new();
+    for path in run.shards() {
+        let rel = run.relative(&path);
+        match read_shard(&path) {
+            Ok(g) => {
+                a.shard_games += g.len() as u64;
+                games_in.insert(rel, g.len() as u64);
+            }
+            Err(e) => a.problems.push(format!("shard does not read: {e}")),
+        }
+        a.shards += 1;
+    }
+
+    // Networks: each loads.
+    for (list, count) in [(run.promoted(), &mut a.models), (run.candidates(), &mut a.candidates), (run.rejected(), &mut a.rejected)] {
+        *count = list.len();
+        for (_, path) in list {
+            if let Err(e) = modelfile::load(&path, &device) {
+                a.problems.push(format!("network does not load: {e}"));
+            }
+        }
+    }
+    a.best = run.best().map(|(g, _)| g);
+
+    // The trainer checkpoint: loads, and its shard lists fit the directory.
+    let cp = run.checkpoint_path();
+    if cp.exists() {
+        match checkpoint::load(&cp, &device.clone().autodiff(), &config.train, &config.model) {
+            Err(e) => a.problems.push(format!("checkpoint does not load: {e}")),
+            Ok((_, meta)) => {
+                let mut once = HashSet::new();
+                let mut games = 0;
+                for rel in &meta.seen_shards {
+                    if !once.insert(rel.as_str()) {
+                        a.problems.push(format!("shard {rel} was read by the learner twice"));
+                    }
+                    match games_in.get(rel) {
+                        Some(n) => games += n,
+                        None => a.problems.push(format!("shard {rel} was read by the learner but is gone or unreadable")),
+                    }
+                }
+                if games != meta.games_seen {
+                    a.problems.push(format!("the checkpoint counts {} games seen but its shards hold {games} (games under other rules are not counted)", meta.games_seen));
+                }
+                for rel in &meta.window {
+                    if !games_in.contains_key(rel) {
+                        a.problems.push(format!("window shard {rel} is gone or unreadable"));
+                    }
+                }
+                for (g, kind) in [(run.candidates().last().map(|c| c.0), "candidate"), (a.best, "best network")] {
+                    if let Some(g) = g.filter(|&g| g > meta.iteration) {
+                        a.problems.push(format!("{kind} gen-{g:04} is newer than the checkpoint's generation {}", meta.iteration));
+                    }
+                }
+                a.unread_shards = games_in.keys().filter(|k| !once.contains(k.as_str())).cloned().collect();
+                a.unread_shards.sort();
+                a.checkpoint = Some(Counters {
+                    iteration: meta.iteration,
+                    step: meta.step,
+                    samples_trained: meta.samples_trained,
+                    games_seen: meta.games_seen,
+                    samples_seen: meta.samples_seen,
+                    seen_shards: meta.seen_shards.len(),
+                    window_shards: meta.window.len(),
+                });
+            }
+        }
+    }
+    Ok(a)
+}
