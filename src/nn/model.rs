@@ -94,6 +94,15 @@ impl ModelConfig {
         stem + tower + policy + value + moves_left
     }
 
+    /// The convolution and linear weights alone (no biases or batch-norm statistics): a lower
+    /// bound on the parameters, which a model file must hold before a network is built for it.
+    pub fn weight_count(&self) -> u64 {
+        let sq = (ROWS * COLS) as u64;
+        let (c, pc, vc, vh) = (self.channels as u64, self.policy_channels as u64, self.value_channels as u64, self.value_hidden as u64);
+        let head = c * vc + vc * sq * vh;
+        9 * PLANES as u64 * c + self.blocks as u64 * 2 * 9 * c * c + c * pc + pc * 4 + head + vh * 3 + if self.moves_left { head + vh } else { 0 }
+    }
+
     pub fn describe(&self) -> String {
         format!("{}x{}{}", self.blocks, self.channels, if self.moves_left { "+ml" } else { "" })
     }

@@ -99,6 +99,15 @@ pub fn decode(bytes: &[u8], path: &str) -> Result<(ModelMeta, Vec<u8>), ModelFil
 
 /// Builds the network from a model file's parts on `device`.
 pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) -> Result<Net, ModelFileError> {
+    // A header can claim a network of gigabytes; refuse before allocating one that the file's
+    // weights cannot fill (at two bytes a weight, the smallest float burn stores).
+    let needed = meta.model.weight_count().saturating_mul(2);
+    if (weights.len() as u64) < needed {
+        return Err(ModelFileError::Weights {
+            path: path.into(),
+            message: format!("{} bytes of weights cannot hold a {} network (at least {needed} bytes)", weights.len(), meta.model.describe()),
+        });
+    }
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights))
         .map_err(|e| ModelFileError::Weights { path: path.into(), message: e.to_string() })?;
     meta.model
@@ -160,5 +169,22 @@ mod tests {
         let short = one_line(&s);
         assert!(short.ends_with("...") && short.len() <= 303, "{}", short.len());
         assert_eq!(one_line("a\nb"), "a b");
+    }
+
+    #[test]
+    fn a_header_claiming_a_huge_network_is_refused_before_it_is_built() {
+        let device = crate::nn::device::parse_device("flex").unwrap();
+        for model in [ModelConfig::default(), ModelConfig { moves_left: true, ..ModelConfig::gpu_sized() }] {
+            let n = model.init(&device).num_params() as u64;
+            assert!(model.weight_count() <= n && n < model.weight_count() * 11 / 10, "{} of {n}", model.weight_count());
+        }
+        let small = ModelConfig { blocks: 1, channels: 8, ..ModelConfig::default() };
+        let meta = fresh_meta(&small, &Rules::default(), "gen-0001");
+        let bytes = encode(&small.init(&device), &meta).unwrap();
+        let (mut meta, weights) = decode(&bytes, "x.jzm").unwrap();
+        assert!(build(&meta, weights.clone(), &device, "x.jzm").is_ok());
+        meta.model = ModelConfig { blocks: 64, channels: 1024, ..ModelConfig::default() };
+        let e = build(&meta, weights, &device, "x.jzm").err().expect("refused").to_string();
+        assert!(e.contains("x.jzm") && e.contains("cannot hold a 64x1024 network"), "{e}");
     }
 }

@@ -82,10 +82,15 @@ pub fn save(path: &Path, trainer: &Trainer, meta: &CheckpointMeta) -> Result<(),
 
 /// Reads and checks a checkpoint: (meta, weights bytes, optimiser bytes).
 pub fn read(path: &Path) -> Result<(CheckpointMeta, Vec<u8>, Vec<u8>), CheckpointError> {
-    let name = path.display().to_string();
     let bytes = store::read(path)?;
+    decode(&bytes, &path.display().to_string())
+}
+
+/// Checks a checkpoint's bytes (`name` is used in errors): (meta, weights, optimiser state).
+pub fn decode(bytes: &[u8], name: &str) -> Result<(CheckpointMeta, Vec<u8>, Vec<u8>), CheckpointError> {
+    let name = name.to_string();
     let frame = |source| CheckpointError::Frame { path: name.clone(), source };
-    let mut r = BodyReader::new(&CHECKPOINT_FORMAT, framed::open(&CHECKPOINT_FORMAT, &bytes).map_err(frame)?);
+    let mut r = BodyReader::new(&CHECKPOINT_FORMAT, framed::open(&CHECKPOINT_FORMAT, bytes).map_err(frame)?);
     let header = r.str32().map_err(frame)?;
     let meta: CheckpointMeta =
         toml::from_str(header).map_err(|e| CheckpointError::Header { path: name.clone(), message: e.message().to_string() })?;
