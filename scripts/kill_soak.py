@@ -52,6 +52,7 @@ class Run:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
         self.phase = None
         self.phase_since = None
+        self.starts = []  # (time, phase) of every stage start
         self.first_phase_at = None
         self.unwritten = 0
         self.resumed = None
@@ -67,6 +68,7 @@ class Run:
                 m = re.search(r"DEBUG phase (\w+)\s*$", line)
                 if m:
                     self.phase, self.phase_since = m.group(1), now
+                    self.starts.append((now, self.phase))
                     if self.phase in ("teacher", "selfplay"):
                         self.unwritten = 0
                     if self.first_phase_at is None:
@@ -78,6 +80,10 @@ class Run:
                     self.resumed = True
                 elif "created run" in line:
                     self.resumed = False
+
+    def started_since(self, t, phase):
+        with self.lock:
+            return next((s for s, p in self.starts if s >= t and p == phase), None)
 
     def state(self):
         with self.lock:
@@ -124,21 +130,27 @@ def main():
     deadline = time.monotonic() + args.minutes * 60
     run = Run(args, 0)
     n = 0
+    generation = 0
+    waited_since = time.monotonic()
     while n < args.kills or time.monotonic() < deadline:
         done = {p: sum(1 for k in kills if k["phase"] == p) for p in PHASES}
         # The teacher only plays before the first generation: aim there first.
-        target = "teacher" if n < 2 else min(PHASES[1:], key=lambda p: (done[p], rng.random()))
-        # Wait for the target phase to start (or give up after a while and kill wherever it is).
-        wait_until = time.monotonic() + 240
-        while time.monotonic() < wait_until:
-            phase, since, _ = run.state()
+        if generation == 0 and sum(1 for k in kills if k["target"] == "teacher") < 2:
+            target = "teacher"
+        else:
+            target = min(PHASES[1:], key=lambda p: (done[p], rng.random()))
+        # Wait for the target stage to start (or give up after a while and kill wherever the run
+        # is), then kill at a random moment of its usual length.
+        start = None
+        wait_until = time.monotonic() + (60 if target == "teacher" else 240)
+        while time.monotonic() < wait_until and start is None:
             if run.proc.poll() is not None:
                 failures.append(f"start {n}: the run exited by itself with status {run.proc.returncode}")
                 break
-            if phase == target and since is not None:
-                break
-            time.sleep(0.05)
-        time.sleep(rng.uniform(0, WINDOW[target]))
+            start = run.started_since(waited_since, target)
+            time.sleep(0.02)
+        at = (start if start is not None else time.monotonic()) + rng.uniform(0, WINDOW[target])
+        time.sleep(max(0.0, at - time.monotonic()))
         before = shards(args)
         phase, _, unwritten = run.state()
         lost = unwritten if phase in ("teacher", "selfplay") else 0
@@ -155,6 +167,7 @@ def main():
         for p in a.get("problems", []):
             failures.append(f"kill {n}: verify: {p}")
         cp = a.get("checkpoint") or {}
+        generation = cp.get("iteration", 0)
         for k in COUNTERS:
             if cp.get(k, 0) < best_counters[k]:
                 failures.append(f"kill {n}: {k} went back from {best_counters[k]} to {cp.get(k)}")
@@ -165,6 +178,7 @@ def main():
         temporaries = a.get("temporaries", [])
 
         run = Run(args, n)
+        waited_since = run.started
         while run.first_phase_at is None and run.proc.poll() is None and time.monotonic() - killed_at < 300:
             time.sleep(0.05)
         resume = (run.first_phase_at or time.monotonic()) - run.started
