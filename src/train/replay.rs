@@ -76,7 +76,8 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
                 return;
             }
             let mover = state.side_to_move();
-            let total: u32 = m.visits.iter().map(|v| v.1).sum();
+            // In u64: a damaged shard's counts can sum past u32 (found by fuzzing).
+            let total: u64 = m.visits.iter().map(|v| u64::from(v.1)).sum();
             if total == 0 {
                 return;
             }
@@ -222,6 +223,12 @@ mod tests {
             let (s, skipped) = samples_from_games(path, &[good.clone(), bad, good.clone()], &Rules::default());
             assert_eq!((s.games, s.samples.len(), s.targets.len(), skipped), (2, 2, 4, 1));
         }
+        // Visit counts whose sum does not fit in 32 bits still make a distribution.
+        let mut huge = game(&["a3a4", "g3g4"], 0.1);
+        huge.moves[0].visits[0].1 = u32::MAX;
+        let (s, _) = samples_from_games(path, &[huge], &Rules::default());
+        let sum: f32 = s.targets.iter().map(|t| t.1).sum();
+        assert!((sum - 1.0).abs() < 1e-6 && s.targets.iter().all(|t| t.1 >= 0.0), "{:?}", s.targets);
     }
 
     #[test]
