@@ -172,7 +172,9 @@ impl fmt::Display for PlayerSpec {
             ),
             PlayerSpec::Mcts { model, sims, movetime, .. } => {
                 let name = model.file_stem().map_or_else(|| model.display().to_string(), |s| s.to_string_lossy().into_owned());
-                write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), opt("sims", Some(sims.to_string())), opt("movetime", movetime.map(|d| d.to_string())), tc]))
+                // On a clock the clock decides the simulations.
+                let sims = opt("sims", Some(sims.to_string()).filter(|_| tc.is_none()));
+                write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), sims, opt("movetime", movetime.map(|d| d.to_string())), tc]))
             }
             PlayerSpec::Random { .. } => match tc {
                 Some(tc) => write!(f, "random:{tc}"),
@@ -289,7 +291,7 @@ mod tests {
         assert_eq!(timed.to_string(), "alphabeta:tc=40/60+0.5");
         assert_eq!("random:tc=0/10+0.1".parse::<PlayerSpec>().unwrap().to_string(), "random:tc=0/10+0.1");
         let m: PlayerSpec = "mcts:model=a.jzm,tc=0/10+0.1".parse().unwrap();
-        assert_eq!(m.to_string(), "mcts:model=a,sims=400,tc=0/10+0.1");
+        assert_eq!(m.to_string(), "mcts:model=a,tc=0/10+0.1");
         let e: PlayerSpec = r#"external:cmd="junglezero uci --set search.hash_mb=8, x",movetime=50"#.parse().unwrap();
         assert_eq!(e, PlayerSpec::External { cmd: "junglezero uci --set search.hash_mb=8, x".into(), depth: None, movetime: Some(50), nodes: None, tc: None });
         let m: PlayerSpec = "mcts:model=runs/x/models/gen-0003.jzm,sims=64".parse().unwrap();
