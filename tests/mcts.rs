@@ -315,3 +315,51 @@ fn moves_left_estimates_back_up_one_ply_per_level() {
     let visits = |s: &Search<JungleGame>| s.root_children().map(|c| c.1).collect::<Vec<_>>();
     assert_eq!(visits(&plain), visits(&with), "value 0 everywhere: the utility (scaled by q) is 0");
 }
+
+fn forced_searched(fen: &str, sims: u32, k: f32) -> Search<JungleGame> {
+    let g = JungleGame::new(parse_fen(fen).unwrap(), Rules::default());
+    // No Dirichlet mixing, so the priors stay the evaluator's; the noise request is what
+    // turns forced playouts on (full self-play searches ask for it).
+    let config = MctsConfig { forced_playouts: k, dirichlet_fraction: 0.0, ..MctsConfig::default() };
+    let mut s = Search::new(g, &config, 5);
+    s.request_noise();
+    let mut cache = NnCache::new(1 << 12, 32);
+    let mut buf = EvalBuffers::new::<JungleGame>(1);
+    run_plain(&mut s, &UniformEvaluator::default(), &mut cache, sims, &mut buf);
+    s
+}
+
+#[test]
+fn forced_playouts_give_every_root_child_its_share_and_pruning_takes_it_back() {
+    use junglezero::mcts::search::forced_count;
+    // The Red Dog on e9 enters Blue's den in one: search soon spends nearly everything on it.
+    let fen = "l3D1t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C5/T5L w";
+    let sims = 400;
+    let (plain, forced) = (forced_searched(fen, sims, 0.0), forced_searched(fen, sims, 2.0));
+    let n: u32 = forced.root_children().map(|c| c.1).sum();
+    assert_eq!(n, sims - 1);
+    let short = |s: &Search<JungleGame>| s.root_children().filter(|c| (c.1 as f32) < forced_count(2.0, c.2, n) - 1.0).count();
+    assert!(short(&plain) > 0, "without forcing some root child stays below sqrt(2 P N)");
+    assert_eq!(short(&forced), 0, "with k = 2 every root child reaches sqrt(2 P N) (within one visit)");
+    assert_eq!(forced.best_move().unwrap().to_string(), "e9d9");
+
+    // Without forced playouts the target is the raw visit counts.
+    let mut target = Vec::new();
+    plain.policy_target(&mut target);
+    let raw: Vec<_> = plain.root_children().filter(|c| c.1 > 0).map(|c| (c.0, c.1)).collect();
+    assert_eq!(target, raw);
+
+    // With them, the winning move keeps all its visits and the losing moves lose the forced
+    // ones: the target puts far more weight on the winner than the raw counts do.
+    forced.policy_target(&mut target);
+    let best = forced.root_children().max_by_key(|c| c.1).unwrap();
+    let kept = target.iter().find(|t| t.0 == best.0).map(|t| t.1);
+    assert_eq!(kept, Some(best.1));
+    for &(mv, pruned) in &target {
+        let visits = forced.root_children().find(|c| c.0 == mv).unwrap().1;
+        assert!(pruned <= visits && pruned > 1, "{mv}: {pruned} of {visits}");
+    }
+    let share = |t: &[(junglezero::jungle::Move, u32)]| t.iter().find(|x| x.0 == best.0).unwrap().1 as f32 / t.iter().map(|x| x.1).sum::<u32>() as f32;
+    let raw: Vec<_> = forced.root_children().filter(|c| c.1 > 0).map(|c| (c.0, c.1)).collect();
+    assert!(share(&target) > share(&raw) + 0.05, "pruned {} raw {}", share(&target), share(&raw));
+}

@@ -67,6 +67,11 @@ pub struct MctsConfig {
     pub moves_left_slope: f32,
     /// ...capped at this much value.
     pub moves_left_max_effect: f32,
+    /// Forced playouts and policy-target pruning (KataGo): in searches with root noise, a root
+    /// child with fewer than `sqrt(k · prior · root visits)` visits is searched next, and the
+    /// recorded policy target takes those forced visits back off every child but the best
+    /// one as far as PUCT would not have spent them. k; 0 disables (KataGo uses 2).
+    pub forced_playouts: f32,
 }
 
 impl Default for MctsConfig {
@@ -86,6 +91,7 @@ impl Default for MctsConfig {
             playouts: 400,
             moves_left_slope: 0.0027,
             moves_left_max_effect: 0.0345,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -112,6 +118,7 @@ impl MctsConfig {
         check_range("mcts.playouts", self.playouts, 1, 10_000_000)?;
         check_range("mcts.moves_left_slope", self.moves_left_slope, 0.0, 1.0)?;
         check_range("mcts.moves_left_max_effect", self.moves_left_max_effect, 0.0, 1.0)?;
+        check_range("mcts.forced_playouts", self.forced_playouts, 0.0, 100.0)?;
         Ok(())
     }
 }

@@ -26,6 +26,16 @@ pub fn moves_left_utility(q: f32, parent_m: f32, child_m: f32, slope: f32, max_e
     -(slope * (child_m - parent_m)).clamp(-max_effect, max_effect) * q
 }
 
+/// Visits a root child is forced to get under forced playouts: `sqrt(k · prior · N)`, with N
+/// the visits of the root's children.
+#[inline]
+pub fn forced_count(k: f32, prior: f32, n: u32) -> f32 {
+    (k * prior * n as f32).sqrt()
+}
+
+/// Added to a forced child's PUCT score: more than any score can otherwise reach.
+const FORCED_BONUS: f32 = 1.0e6;
+
 /// What a call to [`Search::select`] produced.
 pub enum Step<'a, G> {
     /// The leaf whose state is given needs the network; call [`Search::complete`] next.
@@ -62,6 +72,9 @@ pub struct Search<G: Encode> {
     /// The evaluator predicts moves left (a finite estimate arrived), so the moves-left
     /// utility applies.
     moves_left_known: bool,
+    /// PUCT with forced playouts: this search's root got noise, so root children below their
+    /// forced count are searched first and the policy target is pruned.
+    forced: bool,
 }
 
 impl<G: Encode> Search<G> {
@@ -83,6 +96,7 @@ impl<G: Encode> Search<G> {
             budget: config.playouts.max(1),
             gumbel_params: config.gumbel_params(),
             moves_left_known: false,
+            forced: false,
         }
     }
 
@@ -162,6 +176,54 @@ impl<G: Encode> Search<G> {
         self.tree.nodes[r.children()].iter().map(move |c| (c.mv, c.visits, c.prior, c.mean() * s))
     }
 
+    /// The visit counts to record as the policy target: the root children's visits, or with
+    /// forced playouts the same pruned as KataGo does (arXiv:1902.10565, section 3.1): every
+    /// child but the most visited loses up to its forced count of visits as long as its PUCT
+    /// score with the remaining visits stays below the best child's, and a child left with
+    /// a single visit is dropped. Children with no visit are left out.
+    pub fn policy_target(&self, out: &mut Vec<(G::Move, u32)>) {
+        out.clear();
+        let r = *self.tree.root();
+        if r.state != EXPANDED || r.to_move == CHANCE {
+            return;
+        }
+        let children = &self.tree.nodes[r.children()];
+        out.extend(children.iter().filter(|c| c.visits > 0).map(|c| (c.mv, c.visits)));
+        let k = self.config.forced_playouts;
+        if !self.forced || k <= 0.0 {
+            return;
+        }
+        let s = sign(r.to_move);
+        let n_children: u32 = children.iter().map(|c| c.visits).sum();
+        let sqrt_n = (r.visits.max(1) as f32).sqrt();
+        let c_puct = self.config.c_puct;
+        let puct = |q: f32, prior: f32, visits: f32| q + c_puct * prior * sqrt_n / (1.0 + visits);
+        let Some(best) = children.iter().max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))) else {
+            return;
+        };
+        let best_score = puct(best.mean() * s, best.prior, best.visits as f32);
+        let mut j = 0;
+        for c in children.iter().filter(|c| c.visits > 0) {
+            let mut n = c.visits;
+            if !std::ptr::eq(c, best) {
+                let q = c.mean() * s;
+                let floor = (c.visits as f32 - forced_count(k, c.prior, n_children)).max(0.0);
+                // Fewest visits v >= floor with puct(q, P, v) < best_score.
+                let gap = best_score - q;
+                let x = c_puct * c.prior * sqrt_n / gap - 1.0;
+                let needed = if x < 0.0 { 0.0 } else { x.floor() + 1.0 };
+                let kept = floor.max(needed).min(c.visits as f32);
+                n = if gap > 0.0 { kept as u32 } else { c.visits };
+                if n <= 1 {
+                    n = 0;
+                }
+            }
+            out[j].1 = n;
+            j += 1;
+        }
+        out.retain(|&(_, n)| n > 0);
+    }
+
     /// Asks for Dirichlet noise on the root priors before the next simulations (applied now if
     /// the root is already expanded).
     pub fn request_noise(&mut self) {
@@ -183,6 +245,7 @@ impl<G: Encode> Search<G> {
             }
             return;
         }
+        self.forced = self.config.forced_playouts > 0.0;
         let (alpha, frac) = (self.config.dirichlet_alpha, self.config.dirichlet_fraction);
         let root = *self.tree.root();
         if frac <= 0.0 || root.num_children < 2 || root.to_move == CHANCE {
@@ -244,6 +307,9 @@ impl<G: Encode> Search<G> {
         let (slope, max_effect) = (self.config.moves_left_slope, self.config.moves_left_max_effect);
         let use_moves_left = self.moves_left_known && slope > 0.0;
         let parent_m = node.moves_left();
+        // Forced playouts: a root child below sqrt(k · P · N) visits outranks every other.
+        let forced_k = if id == ROOT && self.forced { self.config.forced_playouts } else { 0.0 };
+        let n_children: u32 = if forced_k > 0.0 { children.iter().map(|c| c.visits).sum() } else { 0 };
         let mut best = node.first_child;
         let mut best_score = f32::NEG_INFINITY;
         for (i, c) in children.iter().enumerate() {
@@ -252,8 +318,12 @@ impl<G: Encode> Search<G> {
                 q += moves_left_utility(q, parent_m, c.moves_left(), slope, max_effect);
             }
             let u = c_puct * c.prior * sqrt_n / (1.0 + c.visits as f32);
-            if q + u > best_score {
-                best_score = q + u;
+            let mut score = q + u;
+            if forced_k > 0.0 && (c.visits as f32) < forced_count(forced_k, c.prior, n_children) {
+                score += FORCED_BONUS;
+            }
+            if score > best_score {
+                best_score = score;
                 best = node.first_child + i as u32;
             }
         }
@@ -474,6 +544,7 @@ impl<G: Encode> Search<G> {
             _ => self.tree.reset(),
         }
         self.noise_pending = false;
+        self.forced = false;
     }
 
     /// Starts over from a new root state (a new game), keeping allocations.
@@ -482,6 +553,7 @@ impl<G: Encode> Search<G> {
         self.tree.reset();
         self.pending = None;
         self.noise_pending = false;
+        self.forced = false;
         self.gumbel.clear();
         self.schedule.clear();
     }

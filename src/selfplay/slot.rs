@@ -148,7 +148,9 @@ impl Slot {
                 .filter(|&(_, n)| n > 0)
                 .collect()
         } else {
-            self.search.root_children().filter(|c| c.1 > 0).map(|(m, v, _, _)| (m, v)).collect()
+            let mut target = Vec::new();
+            self.search.policy_target(&mut target);
+            target
         };
         // Resignation: the mover's value stayed below the threshold for enough of its moves.
         if self.config.resign_threshold > -1.0 {
