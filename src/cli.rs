@@ -118,6 +118,19 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         runs: u32,
     },
+    /// Tree search without a network (uniform priors, zero value) from the alpha-beta bench
+    /// positions, all searches batched as in self-play: simulations per second and a signature
+    /// that changes only when search behaviour does.
+    Mcts {
+        /// Simulations per position.
+        #[arg(long, default_value_t = 20_000)]
+        sims: u32,
+        /// Runs (the best is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Raw batched network inference: evals/s and GFLOP/s for batch sizes 1 to 1024.
     Nn {
         /// Largest batch size (powers of two from 1).

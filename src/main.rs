@@ -49,32 +49,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Search(args) => cmd::search::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Arena(args) => cmd::arena::run(args),
-        Command::Export(args) => {
-            use junglezero::nn::{burn_eval::NetEvaluator, device::parse_device, export, modelfile};
-            let meta = modelfile::read_meta(&args.model)?;
-            let eval = NetEvaluator::from_file(&args.model, parse_device("flex").map_err(anyhow::Error::msg)?)?;
-            let rules: junglezero::jungle::Rules = meta
-                .rules
-                .parse()
-                .map_err(|e| anyhow::anyhow!("{}: the model's rules '{}' do not parse: {e}", args.model.display(), meta.rules))?;
-            let (a, b, c) = export::export(&eval, &meta, &rules, &args.out)?;
-            println!("exported {} ({}), {}, {}", a.display(), meta.model.describe(), b.display(), c.display());
-            Ok(())
-        }
+        Command::Export(args) => cmd::export::run(args),
         Command::Verify(args) => cmd::verify::run(args),
-        Command::Report(args) => {
-            let path = junglezero::report::write_report(&junglezero::store::run::RunDir::new(&args.run))?;
-            println!("report written to {}", path.display());
-            Ok(())
-        }
+        Command::Report(args) => cmd::report::run(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Train(args) => cmd::train::train(args),
         Command::Learn(args) => cmd::train::learn(args),
         Command::Gate(args) => cmd::train::gate(args),
-        Command::Uci(args) => {
-            junglezero::protocol::serve_stdio(cmd::load_config(&args.config)?);
-            Ok(())
-        }
+        Command::Uci(args) => cmd::uci::run(args),
         Command::Bench(b) => cmd::bench::run(b),
     }
 }

@@ -22,7 +22,7 @@ use super::tt::{Bound, TranspositionTable, TtEntry};
 use super::{INF, SearchConfig, WIN, WIN_BOUND};
 use crate::game::{Game, Turn};
 use crate::player::Limits;
-use crate::jungle::movegen::{self, MoveList};
+use crate::jungle::movegen::{self, MAX_MOVES, MoveList};
 use crate::jungle::tables::{DEN_SQUARE, NEIGHBOURS, TRAPS};
 use crate::jungle::{History, JungleGame, Move, Position, Repetition, Rules, Square};
 
@@ -441,7 +441,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// Ordering scores for `moves` (higher first).
-    fn score_moves(&self, pos: &Position, moves: &MoveList, tt_move: Option<Move>, ply: usize, out: &mut [i32; 32]) {
+    fn score_moves(&self, pos: &Position, moves: &MoveList, tt_move: Option<Move>, ply: usize, out: &mut [i32; MAX_MOVES]) {
         let us = pos.side_to_move();
         let them = us.flip();
         let enemy_den = DEN_SQUARE[them.index()] as usize;
@@ -563,13 +563,13 @@ impl<'a> Searcher<'a> {
         if moves.is_empty() {
             return -(WIN - ply as i32);
         }
-        let mut scores = [0i32; 32];
+        let mut scores = [0i32; MAX_MOVES];
         self.score_moves(pos, &moves, tt_move, ply, &mut scores);
 
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = None;
-        let mut quiets_tried = arrayvec::ArrayVec::<Move, 32>::new();
+        let mut quiets_tried = arrayvec::ArrayVec::<Move, MAX_MOVES>::new();
         let enemy_den_ring = NEIGHBOURS[DEN_SQUARE[pos.side_to_move().flip().index()] as usize];
         for i in 0..moves.len() {
             // Selection sort step: bring the best remaining move to position i.
@@ -707,7 +707,7 @@ impl<'a> Searcher<'a> {
             moves.retain(|m| pos.is_capture(*m));
         }
         let eval = self.shared.eval;
-        let mut keyed: arrayvec::ArrayVec<(i32, Move), 32> = moves
+        let mut keyed: arrayvec::ArrayVec<(i32, Move), MAX_MOVES> = moves
             .iter()
             .map(|&m| {
                 let v = pos.piece_at(m.to()).map_or(0, |p| eval.material(p.kind()));

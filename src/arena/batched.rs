@@ -7,14 +7,12 @@ use std::sync::mpsc;
 
 use super::openings::{random_openings, start_game};
 use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame};
+use super::adjudicate::Adjudicator;
 use crate::game::{Game, Turn};
-use crate::jungle::encode::{INPUT_SIZE, encode};
 use crate::jungle::{JungleGame, Move, Side};
-use crate::mcts::{EvalBuffers, MctsConfig, Search};
-use crate::mcts::Evaluator;
 use crate::mcts::cache::NnCache;
 use crate::mcts::player::value_to_cp;
-use super::adjudicate::Adjudicator;
+use crate::mcts::{Batch, Evaluator, InFlight, MctsConfig, Search, Step};
 
 struct Slot {
     game: JungleGame,
@@ -23,9 +21,36 @@ struct Slot {
     pair: usize,
     a_red: bool,
     opening_plies: usize,
+    /// Simulations per move, and those run for the move being searched.
+    sims: u32,
     sims_done: u32,
     active: bool,
     judge: Adjudicator,
+}
+
+/// The side to move searches with its own network: A's leaves go to evaluator 0, B's to 1.
+impl InFlight<JungleGame> for Slot {
+    fn gather(&mut self, caches: &mut [NnCache]) -> Option<usize> {
+        if !self.active {
+            return None;
+        }
+        let p = self.mover();
+        while self.sims_done < self.sims {
+            self.sims_done += 1;
+            if let Step::NeedsEval(_) = self.searches[p].select(&mut caches[p]) {
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    fn search(&self, e: usize) -> &Search<JungleGame> {
+        &self.searches[e]
+    }
+
+    fn search_mut(&mut self, e: usize) -> &mut Search<JungleGame> {
+        &mut self.searches[e]
+    }
 }
 
 impl Slot {
@@ -63,8 +88,8 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
             scope.spawn(move || {
                 // At most this worker's share of the games, so that every worker gets some.
                 let n = games_in_flight.max(1).min(jobs.len().div_ceil(workers));
-                let mut caches = [NnCache::new(quiet.cache_entries, crate::jungle::MAX_MOVES), NnCache::new(quiet.cache_entries, crate::jungle::MAX_MOVES)];
-                let mut bufs = [EvalBuffers::new::<JungleGame>(n), EvalBuffers::new::<JungleGame>(n)];
+                let mut batch = Batch::new::<JungleGame>(2, n, quiet.cache_entries);
+                let evaluators: [&dyn Evaluator<JungleGame>; 2] = [a, b];
                 let root = JungleGame::start(s.rules);
                 let mut slots: Vec<Slot> = (0..n)
                     .map(|_| Slot {
@@ -73,6 +98,7 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                         pair: 0,
                         a_red: true,
                         opening_plies: 0,
+                        sims,
                         sims_done: 0,
                         active: false,
                         judge: Adjudicator::new(s.adjudication),
@@ -96,43 +122,8 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                 for slot in slots.iter_mut() {
                     claim(slot);
                 }
-                let mut waiting: [Vec<usize>; 2] = [Vec::with_capacity(n), Vec::with_capacity(n)];
                 loop {
-                    waiting[0].clear();
-                    waiting[1].clear();
-                    for (i, slot) in slots.iter_mut().enumerate() {
-                        if !slot.active {
-                            continue;
-                        }
-                        let p = slot.mover();
-                        while slot.sims_done < sims {
-                            slot.sims_done += 1;
-                            if let crate::mcts::Step::NeedsEval(state) = slot.searches[p].select(&mut caches[p]) {
-                                let k = waiting[p].len();
-                                encode(state, &mut bufs[p].inputs[k * INPUT_SIZE..(k + 1) * INPUT_SIZE]);
-                                waiting[p].push(i);
-                                break;
-                            }
-                        }
-                    }
-                    for p in 0..2 {
-                        let k = waiting[p].len();
-                        if k == 0 {
-                            continue;
-                        }
-                        let states: Vec<&JungleGame> = waiting[p].iter().map(|&i| slots[i].searches[p].leaf_state()).collect();
-                        let (inputs, out) = bufs[p].split::<JungleGame>(k);
-                        if p == 0 {
-                            a.evaluate(&states, inputs, out);
-                        } else {
-                            b.evaluate(&states, inputs, out);
-                        }
-                        drop(states);
-                        for (j, &i) in waiting[p].iter().enumerate() {
-                            let (logits, value, moves_left) = bufs[p].result::<JungleGame>(j);
-                            slots[i].searches[p].complete(logits, value, moves_left, &mut caches[p]);
-                        }
-                    }
+                    batch.round(&mut slots, &evaluators);
                     let mut any = false;
                     for slot in slots.iter_mut() {
                         if !slot.active {

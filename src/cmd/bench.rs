@@ -20,6 +20,7 @@ use crate::cli::{BenchCommand, ConfigArgs};
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Perft { depth, runs } => bench_perft(depth, runs),
+        BenchCommand::Mcts { sims, runs, config } => bench_mcts(sims, runs, &config),
         BenchCommand::Search { depth, hash_mb } => bench_search(depth, hash_mb),
         BenchCommand::Nn { max_batch, threads, seconds, config } => bench_nn(max_batch, threads, seconds, &config),
         BenchCommand::Selfplay { seconds, config } => bench_selfplay(seconds, &config),
@@ -48,6 +49,25 @@ fn bench_search(depth: u32, hash_mb: usize) -> anyhow::Result<()> {
         writeln!(out, "position {:2} nodes {:>10} time {t:7.3} best {best} score {}  {fen}", i + 1, r.nodes, r.score)?;
     }
     writeln!(out, "bench search depth {depth} positions {} nodes {nodes} time {secs:.3} nps {}", BENCH_FENS.len(), super::perft::rate(nodes, secs))?;
+    Ok(())
+}
+
+/// MCTS without a network from every bench position at once (see `mcts::bench`).
+fn bench_mcts(sims: u32, runs: u32, args: &ConfigArgs) -> anyhow::Result<()> {
+    let config = super::load_config(args)?;
+    let roots = BENCH_FENS.iter().map(|f| Ok(JungleGame::new(parse_fen(f)?, config.rules))).collect::<anyhow::Result<Vec<_>>>()?;
+    let mut out = std::io::stdout().lock();
+    let mut best = 0f64;
+    let mut last = None;
+    for run in 1..=runs.max(1) {
+        let r = junglezero::mcts::bench::run(&roots, &config.mcts, sims);
+        best = best.max(r.per_second());
+        writeln!(out, "run {run} simulations {} time {:.3} sims/s {:.0} signature {:016x}", r.simulations, r.seconds, r.per_second(), r.signature)?;
+        last = Some(r);
+    }
+    if let Some(r) = last {
+        writeln!(out, "bench mcts positions {} sims {sims} simulations {} best sims/s {best:.0} signature {:016x}", roots.len(), r.simulations, r.signature)?;
+    }
     Ok(())
 }
 

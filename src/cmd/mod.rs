@@ -2,13 +2,16 @@
 
 pub mod arena;
 pub mod bench;
+pub mod export;
 pub mod perft;
 pub mod play;
 pub mod progress;
+pub mod report;
 pub mod selfplay;
 pub mod search;
 pub mod show;
 pub mod train;
+pub mod uci;
 pub mod verify;
 
 use anyhow::Context;

@@ -1,5 +1,10 @@
-//! Drivers that run simulations and feed leaves to an evaluator: one search at a time (batch of
-//! one, the reference), or many searches at once with one network call per round.
+//! The one batched driver: many searches in flight, their leaves sent to the evaluators in
+//! one call per evaluator and round. Self-play, batched matches, the MCTS player and the tests'
+//! reference drivers all run their simulations through [`Batch::round`] (or [`round`] with
+//! buffers of their own); what happens between rounds (playing moves, starting games) stays
+//! with them.
+
+use std::time::{Duration, Instant};
 
 use super::search::{Search, Step};
 use crate::game::Encode;
@@ -44,69 +49,148 @@ impl EvalBuffers {
     }
 }
 
-/// Runs `sims` simulations on one search, evaluating each leaf on its own.
-pub fn run_plain<G: Encode, E: Evaluator<G> + ?Sized>(
+/// Something the driver keeps in flight: a game or a bare search, with one search per
+/// evaluator it uses (a match between two networks has two).
+pub trait InFlight<G: Encode> {
+    /// Runs simulations until a leaf needs an evaluator and returns that evaluator's index (the
+    /// leaf then waits in `search(index)`), or `None` when nothing is needed this round (the
+    /// move's budget is spent, or the item is idle). `caches[e]` is evaluator `e`'s cache.
+    fn gather(&mut self, caches: &mut [NnCache]) -> Option<usize>;
+
+    /// The search fed by evaluator `e`.
+    fn search(&self, e: usize) -> &Search<G>;
+
+    fn search_mut(&mut self, e: usize) -> &mut Search<G>;
+}
+
+/// A bare search runs one simulation a round on evaluator 0.
+impl<G: Encode> InFlight<G> for Search<G> {
+    fn gather(&mut self, caches: &mut [NnCache]) -> Option<usize> {
+        matches!(self.select(&mut caches[0]), Step::NeedsEval(_)).then_some(0)
+    }
+
+    fn search(&self, _: usize) -> &Search<G> {
+        self
+    }
+
+    fn search_mut(&mut self, _: usize) -> &mut Search<G> {
+        self
+    }
+}
+
+/// What one round sent to the evaluators.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RoundStats {
+    /// Positions evaluated.
+    pub evals: usize,
+    /// Evaluator calls (at most one per evaluator).
+    pub batches: usize,
+    /// Time spent inside the evaluators.
+    pub eval_time: Duration,
+}
+
+/// One round: every item gathers (at most) one leaf, each evaluator gets its leaves in one
+/// call, and the searches complete in item order. `caches`, `bufs` and `waiting` hold one entry
+/// per evaluator; each buffer must hold as many positions as there are items.
+pub fn round<G: Encode, T: InFlight<G>>(
+    items: &mut [T],
+    evaluators: &[&dyn Evaluator<G>],
+    caches: &mut [NnCache],
+    bufs: &mut [EvalBuffers],
+    waiting: &mut [Vec<usize>],
+) -> RoundStats {
+    debug_assert!(caches.len() >= evaluators.len() && bufs.len() >= evaluators.len() && waiting.len() >= evaluators.len());
+    for w in waiting.iter_mut() {
+        w.clear();
+    }
+    for (i, item) in items.iter_mut().enumerate() {
+        if let Some(e) = item.gather(caches) {
+            let k = waiting[e].len();
+            item.search(e).leaf_state().encode(&mut bufs[e].inputs[k * G::INPUT_SIZE..(k + 1) * G::INPUT_SIZE]);
+            waiting[e].push(i);
+        }
+    }
+    let mut stats = RoundStats::default();
+    for (e, evaluator) in evaluators.iter().enumerate() {
+        let n = waiting[e].len();
+        if n == 0 {
+            continue;
+        }
+        let start = Instant::now();
+        let (inputs, out) = bufs[e].split::<G>(n);
+        if n == 1 {
+            // One leaf (the plain drivers, every simulation): no list to build.
+            evaluator.evaluate(&[items[waiting[e][0]].search(e).leaf_state()], inputs, out);
+        } else {
+            let states: Vec<&G> = waiting[e].iter().map(|&i| items[i].search(e).leaf_state()).collect();
+            evaluator.evaluate(&states, inputs, out);
+        }
+        stats.eval_time += start.elapsed();
+        stats.evals += n;
+        stats.batches += 1;
+        for (k, &i) in waiting[e].iter().enumerate() {
+            let (logits, value, moves_left) = bufs[e].result::<G>(k);
+            items[i].search_mut(e).complete(logits, value, moves_left, &mut caches[e]);
+        }
+    }
+    stats
+}
+
+/// The driver with its own buffers: one cache, buffer and waiting list per evaluator.
+pub struct Batch {
+    pub caches: Vec<NnCache>,
+    bufs: Vec<EvalBuffers>,
+    waiting: Vec<Vec<usize>>,
+}
+
+impl Batch {
+    /// For `evaluators` evaluators and up to `capacity` items, each evaluator with a cache of
+    /// `cache_entries` entries.
+    pub fn new<G: Encode>(evaluators: usize, capacity: usize, cache_entries: usize) -> Batch {
+        Batch {
+            caches: (0..evaluators).map(|_| NnCache::new(cache_entries, G::MAX_MOVES)).collect(),
+            bufs: (0..evaluators).map(|_| EvalBuffers::new::<G>(capacity.max(1))).collect(),
+            waiting: (0..evaluators).map(|_| Vec::with_capacity(capacity)).collect(),
+        }
+    }
+
+    /// One round over `items` (see [`round`]).
+    pub fn round<G: Encode, T: InFlight<G>>(&mut self, items: &mut [T], evaluators: &[&dyn Evaluator<G>]) -> RoundStats {
+        round(items, evaluators, &mut self.caches, &mut self.bufs, &mut self.waiting)
+    }
+
+    /// Rounds over one item until it needs nothing more (its move's budget is spent).
+    pub fn run_item<G: Encode, T: InFlight<G>>(&mut self, item: &mut T, evaluators: &[&dyn Evaluator<G>]) {
+        while self.round(std::slice::from_mut(item), evaluators).evals > 0 {}
+    }
+}
+
+/// Runs `sims` simulations on one search, evaluating each leaf on its own (the reference).
+pub fn run_plain<G: Encode, E: Evaluator<G>>(
     search: &mut Search<G>,
     evaluator: &E,
     cache: &mut NnCache,
     sims: u32,
     buf: &mut EvalBuffers,
 ) {
+    let mut waiting = [Vec::with_capacity(1)];
     for _ in 0..sims {
-        if let Step::NeedsEval(state) = search.select(cache) {
-            state.encode(&mut buf.inputs[..G::INPUT_SIZE]);
-            let (inputs, out) = buf.split::<G>(1);
-            evaluator.evaluate(&[state], inputs, out);
-            let (logits, value, moves_left) = buf.result::<G>(0);
-            search.complete(logits, value, moves_left, cache);
-        }
+        round(std::slice::from_mut(search), &[evaluator], std::slice::from_mut(cache), std::slice::from_mut(buf), &mut waiting);
     }
 }
 
 /// Runs `sims` simulations on each search, all in lockstep: every round each search runs one
 /// simulation, the leaves that need the network are evaluated in one batch, and the searches
 /// complete. With deterministic evaluation every search does exactly what `run_plain` would.
-pub fn run_batched<G: Encode, E: Evaluator<G> + ?Sized>(
+pub fn run_batched<G: Encode, E: Evaluator<G>>(
     searches: &mut [Search<G>],
     evaluator: &E,
     cache: &mut NnCache,
     sims: u32,
     buf: &mut EvalBuffers,
 ) {
-    let mut waiting: Vec<usize> = Vec::with_capacity(searches.len());
+    let mut waiting = [Vec::with_capacity(searches.len())];
     for _ in 0..sims {
-        waiting.clear();
-        for (i, s) in searches.iter_mut().enumerate() {
-            if let Step::NeedsEval(state) = s.select(cache) {
-                let k = waiting.len();
-                state.encode(&mut buf.inputs[k * G::INPUT_SIZE..(k + 1) * G::INPUT_SIZE]);
-                waiting.push(i);
-            }
-        }
-        evaluate_waiting(searches, &waiting, evaluator, cache, buf);
-    }
-}
-
-/// Evaluates the pending leaves of `searches[waiting[..]]` (already encoded in order in
-/// `buf.inputs`) in one call and completes them.
-pub fn evaluate_waiting<G: Encode, E: Evaluator<G> + ?Sized>(
-    searches: &mut [Search<G>],
-    waiting: &[usize],
-    evaluator: &E,
-    cache: &mut NnCache,
-    buf: &mut EvalBuffers,
-) {
-    let n = waiting.len();
-    if n == 0 {
-        return;
-    }
-    {
-        let states: Vec<&G> = waiting.iter().map(|&i| searches[i].leaf_state()).collect();
-        let (inputs, out) = buf.split::<G>(n);
-        evaluator.evaluate(&states, inputs, out);
-    }
-    for (k, &i) in waiting.iter().enumerate() {
-        let (logits, value, moves_left) = buf.result::<G>(k);
-        searches[i].complete(logits, value, moves_left, cache);
+        round(searches, &[evaluator], std::slice::from_mut(cache), std::slice::from_mut(buf), &mut waiting);
     }
 }

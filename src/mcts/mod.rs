@@ -1,5 +1,6 @@
 //! Monte-Carlo tree search with PUCT, generic over the game and the evaluator.
 
+pub mod bench;
 pub mod cache;
 pub mod driver;
 pub mod evaluator;
@@ -13,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{ConfigError, check_memory, check_range};
 
-pub use driver::{EvalBuffers, run_batched, run_plain};
+pub use driver::{Batch, EvalBuffers, InFlight, RoundStats, run_batched, run_plain};
 pub use evaluator::{Evaluator, Outputs};
 pub use player::MctsPlayer;
 pub use search::{Search, Step};

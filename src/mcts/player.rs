@@ -5,11 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::{EvalBuffers, MctsConfig, Search, Step};
+use super::{Batch, MctsConfig, Search};
 use crate::game::Game;
 use crate::jungle::{JungleGame, Move};
 use crate::mcts::Evaluator;
-use crate::mcts::cache::NnCache;
 use crate::player::{Limits, Player};
 
 pub struct MctsPlayer<E> {
@@ -17,8 +16,8 @@ pub struct MctsPlayer<E> {
     config: MctsConfig,
     /// Simulations per move when the limits give no node count or time.
     default_sims: u32,
-    cache: NnCache,
-    buf: EvalBuffers,
+    /// The driver's cache and buffers (one evaluator, one search).
+    batch: Batch,
     stop: Arc<AtomicBool>,
     name: String,
 }
@@ -30,8 +29,7 @@ impl<E: Evaluator<JungleGame>> MctsPlayer<E> {
             evaluator,
             config: MctsConfig { dirichlet_fraction: 0.0, ..config.clone() },
             default_sims: default_sims.max(1),
-            cache: NnCache::new(config.cache_entries, crate::jungle::MAX_MOVES),
-            buf: EvalBuffers::new::<JungleGame>(1),
+            batch: Batch::new::<JungleGame>(1, 1, config.cache_entries),
             stop: Arc::new(AtomicBool::new(false)),
             name,
         }
@@ -60,14 +58,10 @@ impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
         search.set_budget(if sims == u32::MAX { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;
+        let evaluators: [&dyn Evaluator<JungleGame>; 1] = [&*self.evaluator];
         while done < sims && !self.stop.load(Ordering::Relaxed) {
-            if let Step::NeedsEval(state) = search.select(&mut self.cache) {
-                crate::jungle::encode::encode(state, &mut self.buf.inputs);
-                let (inputs, out) = self.buf.split::<JungleGame>(1);
-                self.evaluator.evaluate(&[state], inputs, out);
-                let (logits, value, moves_left) = self.buf.result::<JungleGame>(0);
-                search.complete(logits, value, moves_left, &mut self.cache);
-            }
+            // One simulation a round (the deadline is checked between them).
+            self.batch.round(std::slice::from_mut(&mut search), &evaluators);
             done += 1;
             if done % 8 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
                 break;

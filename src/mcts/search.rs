@@ -12,7 +12,7 @@ use rand_distr::{Distribution, Gamma};
 
 use super::gumbel::{self, GumbelParams};
 use super::{Algorithm, MctsConfig};
-use super::tree::{CHANCE, EXPANDED, Node, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
+use super::tree::{CHANCE, EXPANDED, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
 use crate::game::{Encode, Player, Turn};
 use crate::mcts::cache::NnCache;
 
@@ -75,6 +75,8 @@ pub struct Search<G: Encode> {
     /// PUCT with forced playouts: this search's root got noise, so root children below their
     /// forced count are searched first and the policy target is pruned.
     forced: bool,
+    /// Root counts for choosing a move (kept to avoid allocating per move).
+    count_buf: Vec<(G::Move, u32)>,
 }
 
 impl<G: Encode> Search<G> {
@@ -97,6 +99,7 @@ impl<G: Encode> Search<G> {
             gumbel_params: config.gumbel_params(),
             moves_left_known: false,
             forced: false,
+            count_buf: Vec::with_capacity(G::MAX_MOVES),
         }
     }
 
@@ -508,23 +511,26 @@ impl<G: Encode> Search<G> {
         if temperature < 1e-3 || self.is_gumbel() {
             return self.best_move();
         }
-        let r = *self.tree.root();
-        let children = &self.tree.nodes[r.children()];
-        let max = children.iter().map(|c| c.visits).max().unwrap_or(0);
-        if max == 0 {
-            return self.best_move();
-        }
-        // Normalise by the largest count before the power to stay in range.
-        let weight = |c: &Node<G::Move>| (c.visits as f32 / max as f32).powf(1.0 / temperature);
-        let total: f32 = children.iter().map(weight).sum();
-        let mut x = self.rng.random::<f32>() * total;
-        for c in children {
-            x -= weight(c);
-            if x <= 0.0 && c.visits > 0 {
-                return Some(c.mv);
+        // The visited children's counts (pruned of forced playouts when they ran).
+        let mut counts = std::mem::take(&mut self.count_buf);
+        self.policy_target(&mut counts);
+        let max = counts.iter().map(|c| c.1).max().unwrap_or(0);
+        let mut chosen = None;
+        if max > 0 {
+            // Normalise by the largest count before the power to stay in range.
+            let weight = |n: u32| (n as f32 / max as f32).powf(1.0 / temperature);
+            let total: f32 = counts.iter().map(|c| weight(c.1)).sum();
+            let mut x = self.rng.random::<f32>() * total;
+            for &(mv, n) in &counts {
+                x -= weight(n);
+                if x <= 0.0 {
+                    chosen = Some(mv);
+                    break;
+                }
             }
         }
-        self.best_move()
+        self.count_buf = counts;
+        chosen.or_else(|| self.best_move())
     }
 
     /// Plays `mv` at the root, keeping its subtree for the next search.

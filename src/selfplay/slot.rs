@@ -13,11 +13,11 @@ use super::teacher::Teacher;
 use crate::game::{Game, Outcome, Reason, Turn};
 use crate::jungle::{JungleGame, Side, fen};
 use crate::jungle::Move;
-use crate::mcts::{Algorithm, MctsConfig, Search, Step};
+use crate::mcts::{Algorithm, InFlight, MctsConfig, Search, Step};
+use crate::mcts::cache::NnCache;
 
 /// Sum of the integer counts an improved-policy target is written as.
 const TARGET_TOTAL: f32 = 1000.0;
-use crate::mcts::cache::NnCache;
 
 /// The seed of game `index` in a run seeded with `base`.
 pub fn game_seed(base: u64, index: u64) -> u64 {
@@ -40,6 +40,21 @@ pub struct Slot {
     no_resign: bool,
     active: bool,
     policy_buf: Vec<(Move, f32)>,
+}
+
+/// The driver runs a game's simulations until its move's budget is spent (one evaluator).
+impl InFlight<JungleGame> for Slot {
+    fn gather(&mut self, caches: &mut [NnCache]) -> Option<usize> {
+        self.advance_until_eval(&mut caches[0]).then_some(0)
+    }
+
+    fn search(&self, _: usize) -> &Search<JungleGame> {
+        &self.search
+    }
+
+    fn search_mut(&mut self, _: usize) -> &mut Search<JungleGame> {
+        &mut self.search
+    }
 }
 
 impl Slot {

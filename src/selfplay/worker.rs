@@ -11,10 +11,7 @@ use super::record::GameRecord;
 use super::slot::{Slot, game_seed};
 use super::teacher::{Finisher, Teacher};
 use crate::jungle::JungleGame;
-use crate::jungle::encode::INPUT_SIZE;
-use crate::mcts::{EvalBuffers, MctsConfig};
-use crate::mcts::Evaluator;
-use crate::mcts::cache::NnCache;
+use crate::mcts::{Batch, Evaluator, MctsConfig};
 
 /// Live counters for progress displays (shared by the workers).
 #[derive(Default, Debug)]
@@ -53,14 +50,14 @@ impl RunOptions {
 }
 
 /// Plays `opts.games` games one at a time, each leaf evaluated alone.
-pub fn play_plain<E: Evaluator<JungleGame> + ?Sized>(
+pub fn play_plain<E: Evaluator<JungleGame>>(
     evaluator: &E,
     mcts: &MctsConfig,
     config: &SelfplayConfig,
     opts: &RunOptions,
 ) -> Vec<GameRecord> {
-    let mut cache = NnCache::new(mcts.cache_entries, crate::jungle::MAX_MOVES);
-    let mut buf = EvalBuffers::new::<JungleGame>(1);
+    let mut batch = Batch::new::<JungleGame>(1, 1, mcts.cache_entries);
+    let evaluators: [&dyn Evaluator<JungleGame>; 1] = [evaluator];
     let mut slot = Slot::new(&opts.root, mcts, config);
     let mut finisher = Finishing::new(opts);
     let mut out = Vec::new();
@@ -68,14 +65,7 @@ pub fn play_plain<E: Evaluator<JungleGame> + ?Sized>(
         let index = opts.first_index + i;
         slot.start(&opts.root, game_seed(opts.seed, index), &opts.model_id);
         loop {
-            while slot.advance_until_eval(&mut cache) {
-                let s = slot.search_mut();
-                crate::jungle::encode::encode(s.leaf_state(), &mut buf.inputs[..INPUT_SIZE]);
-                let (inputs, out) = buf.split::<JungleGame>(1);
-                evaluator.evaluate(&[s.leaf_state()], inputs, out);
-                let (logits, value, moves_left) = buf.result::<JungleGame>(0);
-                s.complete(logits, value, moves_left, &mut cache);
-            }
+            batch.run_item(&mut slot, &evaluators);
             if let Some(rec) = slot.play_move().or_else(|| finisher.maybe_finish(&mut slot)) {
                 out.push(rec);
                 break;
@@ -108,7 +98,7 @@ impl<'a> Finishing<'a> {
 
 /// One worker: keeps up to `games_in_flight` games going, claiming game indices from `next`.
 #[allow(clippy::too_many_arguments)]
-fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
+fn worker_loop<E: Evaluator<JungleGame>>(
     evaluator: &E,
     mcts: &MctsConfig,
     config: &SelfplayConfig,
@@ -122,10 +112,9 @@ fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
     // per worker, the first worker would otherwise claim them all and the others would idle.
     let share = opts.games.div_ceil(config.worker_count() as u64).max(1);
     let slots_n = config.games_in_flight.max(1).min(usize::try_from(share).unwrap_or(usize::MAX));
-    let mut cache = NnCache::new(mcts.cache_entries, crate::jungle::MAX_MOVES);
-    let mut buf = EvalBuffers::new::<JungleGame>(slots_n);
+    let mut batch = Batch::new::<JungleGame>(1, slots_n, mcts.cache_entries);
+    let evaluators: [&dyn Evaluator<JungleGame>; 1] = [evaluator];
     let mut slots: Vec<Slot> = (0..slots_n).map(|_| Slot::new(&opts.root, mcts, config)).collect();
-    let mut waiting: Vec<usize> = Vec::with_capacity(slots_n);
     let mut finisher = Finishing::new(opts);
     let claim = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -140,29 +129,12 @@ fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
         if stop.load(Ordering::Relaxed) || opts.deadline.is_some_and(|d| Instant::now() >= d) {
             return;
         }
-        // Gather: every game runs simulations until one needs the network.
-        waiting.clear();
-        for (i, s) in slots.iter_mut().enumerate() {
-            if s.advance_until_eval(&mut cache) {
-                let k = waiting.len();
-                crate::jungle::encode::encode(s.search().leaf_state(), &mut buf.inputs[k * INPUT_SIZE..(k + 1) * INPUT_SIZE]);
-                waiting.push(i);
-            }
-        }
-        let n = waiting.len();
-        if n > 0 {
-            let t = Instant::now();
-            let states: Vec<&JungleGame> = waiting.iter().map(|&i| slots[i].search().leaf_state()).collect();
-            let (inputs, out) = buf.split::<JungleGame>(n);
-            evaluator.evaluate(&states, inputs, out);
-            drop(states);
-            counters.eval_micros.fetch_add(t.elapsed().as_micros() as u64, Ordering::Relaxed);
-            counters.evals.fetch_add(n as u64, Ordering::Relaxed);
-            counters.batches.fetch_add(1, Ordering::Relaxed);
-            for (k, &i) in waiting.iter().enumerate() {
-                let (logits, value, moves_left) = buf.result::<JungleGame>(k);
-                slots[i].search_mut().complete(logits, value, moves_left, &mut cache);
-            }
+        // Every game runs simulations until one needs the network; one batch evaluates them.
+        let round = batch.round(&mut slots, &evaluators);
+        if round.evals > 0 {
+            counters.eval_micros.fetch_add(round.eval_time.as_micros() as u64, Ordering::Relaxed);
+            counters.evals.fetch_add(round.evals as u64, Ordering::Relaxed);
+            counters.batches.fetch_add(round.batches as u64, Ordering::Relaxed);
         }
         // Move: games whose search is done play their move; finished games are replaced.
         let mut any_active = false;
@@ -194,7 +166,7 @@ fn worker_loop<E: Evaluator<JungleGame> + ?Sized>(
 
 /// Plays `opts.games` games on `workers` threads, handing each finished game to `on_game` (on
 /// the calling thread, in completion order). `on_tick` runs about every 200 ms for progress.
-pub fn run<E: Evaluator<JungleGame> + ?Sized>(
+pub fn run<E: Evaluator<JungleGame>>(
     evaluator: &E,
     mcts: &MctsConfig,
     config: &SelfplayConfig,
