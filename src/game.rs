@@ -10,22 +10,22 @@ use std::fmt;
 use std::hash::Hash;
 use std::ops::Deref;
 
-/// The two players in turn order. In Jungle `First` is Red.
+/// The two seats, in turn order (the player to move sits in one). In Jungle `First` is Red.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
-pub enum Player {
+pub enum Seat {
     First = 0,
     Second = 1,
 }
 
-impl Player {
-    pub const BOTH: [Player; 2] = [Player::First, Player::Second];
+impl Seat {
+    pub const BOTH: [Seat; 2] = [Seat::First, Seat::Second];
 
     #[inline]
-    pub const fn other(self) -> Player {
+    pub const fn other(self) -> Seat {
         match self {
-            Player::First => Player::Second,
-            Player::Second => Player::First,
+            Seat::First => Seat::Second,
+            Seat::Second => Seat::First,
         }
     }
 
@@ -39,7 +39,7 @@ impl Player {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Turn {
     /// A player chooses one of the legal moves.
-    Player(Player),
+    Player(Seat),
     /// Nature picks one of the chance outcomes with its probability.
     Chance,
     /// The game is over.
@@ -122,12 +122,12 @@ impl fmt::Display for Reason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Outcome {
     /// `None` for a draw.
-    pub winner: Option<Player>,
+    pub winner: Option<Seat>,
     pub reason: Reason,
 }
 
 impl Outcome {
-    pub const fn win(winner: Player, reason: Reason) -> Outcome {
+    pub const fn win(winner: Seat, reason: Reason) -> Outcome {
         Outcome { winner: Some(winner), reason }
     }
 
@@ -136,7 +136,7 @@ impl Outcome {
     }
 
     /// The result as a value in [-1, 1] from `player`'s point of view.
-    pub fn value_for(&self, player: Player) -> f32 {
+    pub fn value_for(&self, player: Seat) -> f32 {
         match self.winner {
             None => 0.0,
             Some(w) if w == player => 1.0,

@@ -119,7 +119,7 @@ impl Pipeline {
                 rng_seed: seed,
                 rng_word_pos: "0".into(),
                 window: vec![],
-                seen_shards: vec![],
+                seen_shards: Default::default(),
                 config: config.to_toml(),
             };
             checkpoint::save(&run.checkpoint_path(), &trainer, &meta)?;
@@ -198,7 +198,7 @@ impl Pipeline {
                 }
                 Err(e) => tracing::warn!("skipping unreadable shard: {e}"),
             }
-            self.meta.seen_shards.push(rel);
+            self.meta.seen_shards.insert(rel);
         }
         Ok(added)
     }

@@ -10,7 +10,6 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::game::Game;
-use crate::jungle::{JungleGame, Move};
 
 /// When to stop searching. Unset limits do not apply; with none set, search runs to
 /// `max_depth` (or until stopped).
@@ -83,7 +82,6 @@ impl Limits {
     }
 }
 
-/// A move chooser.
 /// Why a player stopped producing moves (external programs): the arena scores the game as a
 /// forfeit with this cause and starts the player anew for the next game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,13 +104,14 @@ impl std::fmt::Display for Failure {
     }
 }
 
-pub trait Player: Send {
+/// Picks moves in a game of `G`.
+pub trait Player<G: Game>: Send {
     /// A short description, e.g. `alphabeta:depth=4`.
     fn name(&self) -> String;
 
     /// Chooses a move for the side to move in `game`; `None` only when the game is over.
     /// Progress lines in protocol form (`info ...`) go to `info`.
-    fn choose(&mut self, game: &JungleGame, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<Move>;
+    fn choose(&mut self, game: &G, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<G::Move>;
 
     /// Forget what was learned about the previous game.
     fn new_game(&mut self) {}
@@ -139,12 +138,12 @@ impl RandomPlayer {
     }
 }
 
-impl Player for RandomPlayer {
+impl<G: Game> Player<G> for RandomPlayer {
     fn name(&self) -> String {
         "random".into()
     }
 
-    fn choose(&mut self, game: &JungleGame, _: &Limits, _: &mut dyn FnMut(&str)) -> Option<Move> {
+    fn choose(&mut self, game: &G, _: &Limits, _: &mut dyn FnMut(&str)) -> Option<G::Move> {
         let moves = game.legal_moves();
         (!moves.is_empty()).then(|| moves[self.rng.random_range(0..moves.len())])
     }

@@ -129,24 +129,33 @@ fn selfplay_records_replay_and_round_trip() {
     let (mcts, sp) = small_selfplay();
     let rules = Rules { max_plies: 100, ..Rules::default() };
     let opts = RunOptions { games: 3, first_index: 0, seed: 5, model_id: "uniform".into(), root: JungleGame::start(rules), deadline: None, finish: None };
-    let games = play_plain(&UniformEvaluator::default(), &mcts, &sp, &opts);
-    assert_eq!(decode_shard(&encode_shard(&games)).unwrap(), games);
-    for g in &games {
-        let mut full = 0;
-        g.replay(|state, m| {
-            assert!(state.is_legal(m.mv));
-            if m.full_search {
-                full += 1;
-                let total: u32 = m.visits.iter().map(|v| v.1).sum();
-                assert!(total >= sp.full_sims - 1, "visits {total}");
-                assert!(m.visits.iter().all(|(mv, _)| state.is_legal(*mv)));
-            } else {
-                assert!(m.visits.is_empty());
-            }
-        })
-        .unwrap();
-        assert!(full > 0);
-        assert!(g.moves.len() <= 100);
+    // Raw visit counts, then counts pruned of forced playouts.
+    for k in [0.0, 2.0] {
+        let mcts = MctsConfig { forced_playouts: k, ..mcts.clone() };
+        let games = play_plain(&UniformEvaluator::default(), &mcts, &sp, &opts);
+        assert_eq!(decode_shard(&encode_shard(&games)).unwrap(), games);
+        for g in &games {
+            let mut full = 0;
+            g.replay(|state, m| {
+                assert!(state.is_legal(m.mv));
+                if m.full_search {
+                    full += 1;
+                    let total: u32 = m.visits.iter().map(|v| v.1).sum();
+                    if k == 0.0 {
+                        assert!(total >= sp.full_sims - 1, "visits {total}");
+                    } else {
+                        // Pruning keeps the most visited move whole and drops single visits.
+                        assert!(total > 0 && m.visits.iter().all(|v| v.1 > 1 || m.visits.len() == 1), "{:?}", m.visits);
+                    }
+                    assert!(m.visits.iter().all(|(mv, _)| state.is_legal(*mv)));
+                } else {
+                    assert!(m.visits.is_empty());
+                }
+            })
+            .unwrap();
+            assert!(full > 0);
+            assert!(g.moves.len() <= 100);
+        }
     }
 }
 

@@ -3,11 +3,11 @@
 mod common;
 
 use common::{game, is_legal, moves_from, rules};
-use junglezero::game::{Game, Outcome, Player, Reason, Turn};
+use junglezero::game::{Game, Outcome, Seat, Reason, Turn};
 use junglezero::jungle::{Kind, Rules};
 
-const RED: Player = Player::First;
-const BLUE: Player = Player::Second;
+const RED: Seat = Seat::First;
+const BLUE: Seat = Seat::Second;
 
 // ---------------------------------------------------------------- moves
 

@@ -746,7 +746,7 @@ impl<'a> Searcher<'a> {
     }
 }
 
-impl crate::player::Player for Engine {
+impl crate::player::Player<JungleGame> for Engine {
     fn name(&self) -> String {
         "alphabeta".into()
     }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::check::{ConfigError, check_range};
-use crate::game::{Outcome, Player, Reason};
+use crate::game::{Outcome, Seat, Reason};
 
 /// The adjudication settings (`[arena]` keys `adjudicate_*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,7 +46,7 @@ pub struct Adjudicator {
     quiet: u32,
     /// Consecutive plies agreeing that `leader` leads by `win_score` or more.
     agree: u32,
-    leader: Option<Player>,
+    leader: Option<Seat>,
 }
 
 impl Adjudicator {
@@ -57,7 +57,7 @@ impl Adjudicator {
     /// Notes the score (centi-units, for `mover`) that the player reported with the move it
     /// just played, `ply` being the number of plies played including it. `None` (no score
     /// reported) breaks both runs. Returns the outcome when the game is to be adjudicated.
-    pub fn note(&mut self, ply: u32, mover: Player, score: Option<i32>) -> Option<Outcome> {
+    pub fn note(&mut self, ply: u32, mover: Seat, score: Option<i32>) -> Option<Outcome> {
         let s = &self.settings;
         let Some(score) = score else {
             (self.quiet, self.agree, self.leader) = (0, 0, None);
@@ -110,8 +110,8 @@ pub fn info_score(line: &str) -> Option<i32> {
 mod tests {
     use super::*;
 
-    const RED: Player = Player::First;
-    const BLUE: Player = Player::Second;
+    const RED: Seat = Seat::First;
+    const BLUE: Seat = Seat::Second;
 
     fn settings() -> Adjudication {
         Adjudication { draw_from_ply: 40, draw_plies: 6, draw_score: 20, win_plies: 4, win_score: 800 }

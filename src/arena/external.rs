@@ -134,7 +134,7 @@ impl Drop for ExternalPlayer {
     }
 }
 
-impl Player for ExternalPlayer {
+impl Player<JungleGame> for ExternalPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }

@@ -104,7 +104,7 @@ pub fn play_ladder(cx: &LadderContext, generation: u64, model: &std::path::Path,
     let mut depths = l.depths.clone();
     depths.sort_unstable();
     depths.dedup();
-    let ab = |d: u32| PlayerSpec::AlphaBeta { depth: Some(d), movetime: None, nodes: None, hash_mb: 16, tc: None };
+    let ab = |d: u32| PlayerSpec::AlphaBeta { depth: Some(d), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None };
     let calibrated = read_matches(run).iter().any(|m| m.source == "calibration");
     if !calibrated {
         for w in depths.windows(2) {

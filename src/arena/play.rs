@@ -313,7 +313,7 @@ mod tests {
         seen: std::sync::Arc<std::sync::Mutex<Vec<Limits>>>,
     }
 
-    impl Player for Sleeper {
+    impl Player<JungleGame> for Sleeper {
         fn name(&self) -> String {
             "sleeper".into()
         }
@@ -325,7 +325,7 @@ mod tests {
         }
     }
 
-    fn contestant(player: Box<dyn Player>, tc: &str) -> Contestant {
+    fn contestant(player: Box<dyn Player<JungleGame>>, tc: &str) -> Contestant {
         Contestant { player, limits: Limits::default(), tc: Some(tc.parse::<TimeControl>().unwrap()), overhead: Duration::ZERO }
     }
 

@@ -1,6 +1,6 @@
 //! Player specifications for matches:
 //!
-//! - `alphabeta:depth=N` or `alphabeta:movetime=MS` (also `nodes=N`, `hash=MB`)
+//! - `alphabeta:depth=N` or `alphabeta:movetime=MS` (also `nodes=N`, `hash=MB`, `threads=N`)
 //! - `mcts:model=PATH,sims=N` (also `movetime=MS`, `cpuct=X`)
 //! - `random`
 //! - `external:cmd="PROGRAM ARGS",movetime=MS` (or `depth=N`, `nodes=N`): any program that
@@ -19,7 +19,7 @@ use std::time::Duration;
 use super::clock::TimeControl;
 use super::external::ExternalPlayer;
 use crate::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
-use crate::jungle::Rules;
+use crate::jungle::{JungleGame, Rules};
 use crate::mcts::{MctsConfig, MctsPlayer};
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::HardwareConfig;
@@ -27,7 +27,7 @@ use crate::player::{Limits, Player, RandomPlayer};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
-    AlphaBeta { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, hash_mb: usize, tc: Option<TimeControl> },
+    AlphaBeta { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, hash_mb: usize, threads: usize, tc: Option<TimeControl> },
     Mcts { model: PathBuf, sims: u32, movetime: Option<u64>, c_puct: Option<f32>, tc: Option<TimeControl> },
     Random { tc: Option<TimeControl> },
     External { cmd: String, depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
@@ -102,14 +102,15 @@ impl FromStr for PlayerSpec {
         let unknown = |k: &str, known: &str| format!("unknown {kind} option '{k}' (known: {known})");
         match kind.trim() {
             "alphabeta" => {
-                let (mut depth, mut movetime, mut nodes, mut hash_mb) = (None, None, None, 16);
+                let (mut depth, mut movetime, mut nodes, mut hash_mb, mut threads) = (None, None, None, 16, 1);
                 for (k, v) in &opts {
                     match k.as_str() {
                         "depth" => depth = Some(num(kind, k, v)?),
                         "movetime" => movetime = Some(num(kind, k, v)?),
                         "nodes" => nodes = Some(num(kind, k, v)?),
                         "hash" => hash_mb = num(kind, k, v)?,
-                        other => return Err(unknown(other, "depth, movetime, nodes, hash, tc")),
+                        "threads" => threads = num(kind, k, v)?,
+                        other => return Err(unknown(other, "depth, movetime, nodes, hash, threads, tc")),
                     }
                 }
                 if depth.is_none() && movetime.is_none() && nodes.is_none() && tc.is_none() {
@@ -118,7 +119,10 @@ impl FromStr for PlayerSpec {
                 if depth == Some(0) {
                     return Err("alphabeta depth must be at least 1".into());
                 }
-                Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, tc })
+                if !(1..=512).contains(&threads) {
+                    return Err(format!("alphabeta threads must be from 1 to 512, not {threads}"));
+                }
+                Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, tc })
             }
             "mcts" => {
                 let (mut model, mut sims, mut movetime, mut c_puct) = (None, None, None, None);
@@ -165,10 +169,16 @@ impl fmt::Display for PlayerSpec {
         let join = |parts: Vec<Option<String>>| parts.into_iter().flatten().collect::<Vec<_>>().join(",");
         let tc = opt("tc", self.time_control().map(|t| t.to_string()));
         match self {
-            PlayerSpec::AlphaBeta { depth, movetime, nodes, .. } => write!(
+            PlayerSpec::AlphaBeta { depth, movetime, nodes, threads, .. } => write!(
                 f,
                 "alphabeta:{}",
-                join(vec![opt("depth", depth.map(|d| d.to_string())), opt("movetime", movetime.map(|d| d.to_string())), opt("nodes", nodes.map(|d| d.to_string())), tc])
+                join(vec![
+                    opt("depth", depth.map(|d| d.to_string())),
+                    opt("movetime", movetime.map(|d| d.to_string())),
+                    opt("nodes", nodes.map(|d| d.to_string())),
+                    opt("threads", Some(threads.to_string()).filter(|_| *threads != 1)),
+                    tc
+                ])
             ),
             PlayerSpec::Mcts { model, sims, movetime, .. } => {
                 let name = model.file_stem().map_or_else(|| model.display().to_string(), |s| s.to_string_lossy().into_owned());
@@ -197,7 +207,7 @@ impl fmt::Display for PlayerSpec {
 
 /// A player and the limits it searches with.
 pub struct Contestant {
-    pub player: Box<dyn Player>,
+    pub player: Box<dyn Player<JungleGame>>,
     pub limits: Limits,
     /// The game clock it plays on, if any.
     pub tc: Option<TimeControl>,
@@ -234,13 +244,13 @@ impl PlayerFactory {
             // Start it once now so a broken command fails before the match begins.
             drop(ExternalPlayer::spawn(cmd)?);
         }
-        Ok(PlayerFactory {
-            spec,
-            search: config.search.clone(),
-            eval: Eval::new(&config.eval, config.rules),
-            mcts: config.mcts.clone(),
-            net,
-        })
+        Ok(PlayerFactory::with_network(spec, config, net))
+    }
+
+    /// A factory for `spec` whose network (for an `mcts` spec) is already loaded: the
+    /// protocol keeps one network across games and option changes.
+    pub fn with_network(spec: PlayerSpec, config: &PlayerSettings, net: Option<Arc<NetEvaluator>>) -> PlayerFactory {
+        PlayerFactory { spec, search: config.search.clone(), eval: Eval::new(&config.eval, config.rules), mcts: config.mcts.clone(), net }
     }
 
     /// The loaded network of an `mcts` spec.
@@ -254,9 +264,9 @@ impl PlayerFactory {
 
     pub fn make(&self, seed: u64) -> Result<Contestant, String> {
         let ms = |t: Option<u64>| t.map(Duration::from_millis);
-        let (player, limits): (Box<dyn Player>, Limits) = match &self.spec {
-            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, .. } => {
-                let config = SearchConfig { hash_mb: *hash_mb, threads: 1, ..self.search.clone() };
+        let (player, limits): (Box<dyn Player<JungleGame>>, Limits) = match &self.spec {
+            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, .. } => {
+                let config = SearchConfig { hash_mb: *hash_mb, threads: *threads, ..self.search.clone() };
                 (Box::new(Engine::new(&config, self.eval.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
             PlayerSpec::Mcts { sims, movetime, c_puct, tc, .. } => {
@@ -267,7 +277,7 @@ impl PlayerFactory {
                 }
                 // On a clock, the clock decides how long to search.
                 let nodes = if tc.is_some() { None } else { Some(u64::from(*sims)) };
-                (Box::new(MctsPlayer::new(net, &config, *sims)), Limits { nodes, movetime: ms(*movetime), ..Limits::default() })
+                (Box::new(MctsPlayer::<JungleGame, _>::new(net, &config, *sims)), Limits { nodes, movetime: ms(*movetime), ..Limits::default() })
             }
             PlayerSpec::Random { .. } => (Box::new(RandomPlayer::new(seed)), Limits::default()),
             PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {
@@ -284,8 +294,12 @@ mod tests {
 
     #[test]
     fn specs_parse_and_print() {
-        assert_eq!("alphabeta:depth=3".parse::<PlayerSpec>().unwrap(), PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16, tc: None });
+        assert_eq!("alphabeta:depth=3".parse::<PlayerSpec>().unwrap(), PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None });
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { tc: None });
+        let threaded: PlayerSpec = "alphabeta:movetime=100,threads=2".parse().unwrap();
+        assert!(matches!(threaded, PlayerSpec::AlphaBeta { threads: 2, .. }));
+        assert_eq!(threaded.to_string(), "alphabeta:movetime=100,threads=2");
+        assert!("alphabeta:depth=3,threads=0".parse::<PlayerSpec>().unwrap_err().contains("threads"));
         let timed: PlayerSpec = "alphabeta:tc=40/60+0.5".parse().unwrap();
         assert_eq!(timed.time_control(), Some("40/60+0.5".parse().unwrap()));
         assert_eq!(timed.to_string(), "alphabeta:tc=40/60+0.5");

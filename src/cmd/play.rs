@@ -1,13 +1,10 @@
 //! `junglezero play`: a game against the engine in the terminal.
 
 use std::io::{BufRead, Write};
-use std::sync::Arc;
 
-use junglezero::alphabeta::{Engine, Eval};
+use junglezero::arena::spec::{PlayerFactory, PlayerSettings, PlayerSpec};
 use junglezero::game::{Game, Turn};
 use junglezero::jungle::{JungleGame, Side, describe_outcome, diagram};
-use junglezero::mcts::MctsPlayer;
-use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::player::{Limits, Player};
 
 use crate::cli::{Colour, EngineKind, PlayArgs};
@@ -17,13 +14,13 @@ const HELP: &str = "type a move like a3a4, or: undo, hint, moves, help, quit";
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
     let mut game = super::game_from_args(&args.position, config.rules)?;
-    let mut engine: Box<dyn Player> = match (args.engine, &args.model) {
-        (EngineKind::Mcts, Some(path)) => {
-            let net = Arc::new(NetEvaluator::load(path, &config.hardware)?);
-            Box::new(MctsPlayer::new(net, &config.mcts, config.mcts.playouts))
-        }
-        _ => Box::new(Engine::new(&config.search, Eval::new(&config.eval, *game.rules()))),
+    let spec = match (args.engine, &args.model) {
+        (EngineKind::Mcts, Some(path)) => PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, tc: None },
+        _ => PlayerSpec::AlphaBeta { depth: None, movetime: None, nodes: None, hash_mb: config.search.hash_mb, threads: config.search.threads, tc: None },
     };
+    // The game's rules (with --rules applied) are the ones the players evaluate under.
+    let settings = PlayerSettings { rules: *game.rules(), ..config.players() };
+    let mut engine: Box<dyn Player<JungleGame>> = PlayerFactory::new(spec, &settings).map_err(anyhow::Error::msg)?.make(0).map_err(anyhow::Error::msg)?.player;
     let human = match args.human {
         Colour::Red => Side::Red,
         Colour::Blue => Side::Blue,

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::game::Player;
+use crate::game::Seat;
 
 /// A colour. Red moves first and starts on ranks 1–3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -35,17 +35,17 @@ impl Side {
         }
     }
 
-    pub const fn player(self) -> Player {
+    pub const fn player(self) -> Seat {
         match self {
-            Side::Red => Player::First,
-            Side::Blue => Player::Second,
+            Side::Red => Seat::First,
+            Side::Blue => Seat::Second,
         }
     }
 
-    pub const fn from_player(p: Player) -> Side {
+    pub const fn from_player(p: Seat) -> Side {
         match p {
-            Player::First => Side::Red,
-            Player::Second => Side::Blue,
+            Seat::First => Side::Red,
+            Seat::Second => Side::Blue,
         }
     }
 }

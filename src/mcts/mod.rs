@@ -71,7 +71,7 @@ pub struct MctsConfig {
     /// Forced playouts and policy-target pruning (KataGo): in searches with root noise, a root
     /// child with fewer than `sqrt(k · prior · root visits)` visits is searched next, and the
     /// recorded policy target takes those forced visits back off every child but the best
-    /// one as far as PUCT would not have spent them. k; 0 disables (KataGo uses 2).
+    /// one as far as PUCT would not have spent them. k; 0 disables (KataGo's 2 is the default).
     pub forced_playouts: f32,
 }
 
@@ -92,7 +92,7 @@ impl Default for MctsConfig {
             playouts: 400,
             moves_left_slope: 0.0027,
             moves_left_max_effect: 0.0345,
-            forced_playouts: 0.0,
+            forced_playouts: 2.0,
         }
     }
 }

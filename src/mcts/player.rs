@@ -1,17 +1,18 @@
 //! MCTS as a [`Player`] (protocol, terminal play, arena): a fresh search per move, the best
 //! move by visits, no noise, leaves evaluated one at a time.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::{Batch, MctsConfig, Search};
-use crate::game::Game;
-use crate::jungle::{JungleGame, Move};
+use crate::game::Encode;
 use crate::mcts::Evaluator;
 use crate::player::{Limits, Player};
 
-pub struct MctsPlayer<E> {
+/// MCTS with evaluator `E` playing a game of `G`.
+pub struct MctsPlayer<G, E> {
     evaluator: Arc<E>,
     config: MctsConfig,
     /// Simulations per move when the limits give no node count or time.
@@ -20,18 +21,20 @@ pub struct MctsPlayer<E> {
     batch: Batch,
     stop: Arc<AtomicBool>,
     name: String,
+    game: PhantomData<fn() -> G>,
 }
 
-impl<E: Evaluator<JungleGame>> MctsPlayer<E> {
-    pub fn new(evaluator: Arc<E>, config: &MctsConfig, default_sims: u32) -> MctsPlayer<E> {
+impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
+    pub fn new(evaluator: Arc<E>, config: &MctsConfig, default_sims: u32) -> MctsPlayer<G, E> {
         let name = format!("mcts({}, sims={default_sims})", evaluator.name());
         MctsPlayer {
             evaluator,
             config: MctsConfig { dirichlet_fraction: 0.0, ..config.clone() },
             default_sims: default_sims.max(1),
-            batch: Batch::new::<JungleGame>(1, 1, config.cache_entries),
+            batch: Batch::new::<G>(1, 1, config.cache_entries),
             stop: Arc::new(AtomicBool::new(false)),
             name,
+            game: PhantomData,
         }
     }
 }
@@ -41,12 +44,12 @@ pub fn value_to_cp(q: f32) -> i32 {
     (90.0 * (1.563_754_2 * q.clamp(-0.999, 0.999)).tan()).round() as i32
 }
 
-impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
+impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn choose(&mut self, game: &JungleGame, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<Move> {
+    fn choose(&mut self, game: &G, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<G::Move> {
         if game.outcome().is_some() {
             return None;
         }
@@ -54,11 +57,11 @@ impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
         let sims = limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32);
         // No iterations to finish: aim at the clock's target, not its hard limit.
         let deadline = limits.target_time().map(|t| start + t);
-        let mut search = Search::new(game.clone(), &self.config, game.position().hash());
+        let mut search = Search::new(game.clone(), &self.config, game.hash());
         search.set_budget(if sims == u32::MAX { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;
-        let evaluators: [&dyn Evaluator<JungleGame>; 1] = [&*self.evaluator];
+        let evaluators: [&dyn Evaluator<G>; 1] = [&*self.evaluator];
         while done < sims && !self.stop.load(Ordering::Relaxed) {
             // One simulation a round (the deadline is checked between them).
             self.batch.round(std::slice::from_mut(&mut search), &evaluators);
@@ -82,7 +85,7 @@ impl<E: Evaluator<JungleGame>> Player for MctsPlayer<E> {
 }
 
 /// `info depth D nodes N nps X score cp S pv ...` with the most-visited line as PV.
-fn info_line(search: &Search<JungleGame>, sims: u32, start: Instant) -> String {
+fn info_line<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> String {
     let tree = search.tree();
     let mut pv = Vec::new();
     let mut node = tree.root();

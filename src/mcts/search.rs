@@ -13,7 +13,7 @@ use rand_distr::{Distribution, Gamma};
 use super::gumbel::{self, GumbelParams};
 use super::{Algorithm, MctsConfig};
 use super::tree::{CHANCE, EXPANDED, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
-use crate::game::{Encode, Player, Turn};
+use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
 
 /// The moves-left utility of a visited child whose value for the player choosing is `q`: with
@@ -44,7 +44,7 @@ pub enum Step<'a, G> {
     Done,
 }
 
-fn player_index(p: Player) -> u8 {
+fn player_index(p: Seat) -> u8 {
     p.index() as u8
 }
 
@@ -421,7 +421,7 @@ impl<G: Encode> Search<G> {
                 }
                 _ => match self.scratch.turn() {
                     Turn::Over(o) => {
-                        let v = o.value_for(Player::First);
+                        let v = o.value_for(Seat::First);
                         let n = &mut self.tree.nodes[id as usize];
                         n.state = TERMINAL;
                         n.terminal_value = v;

@@ -33,7 +33,7 @@ pub fn send(out: &Out, line: &str) {
 }
 
 struct Running {
-    handle: JoinHandle<Box<dyn Player>>,
+    handle: JoinHandle<Box<dyn Player<JungleGame>>>,
     /// The player's own stop flag.
     stop: Option<Arc<AtomicBool>>,
     /// Raised by `stop`; an infinite search holds its `bestmove` until then.
@@ -49,16 +49,17 @@ pub struct Server {
     root: Position,
     moves: Vec<Move>,
     game: JungleGame,
-    player: Option<Box<dyn Player>>,
+    player: Option<Box<dyn Player<JungleGame>>>,
     running: Option<Running>,
 }
 
 impl Server {
     pub fn new(config: Config, out: Out) -> Server {
         let options = Options::new(config);
-        let player = options.build_player();
+        // A failure here leaves no engine; `go` then says so and `setoption` can build one.
+        let player = options.build_player().ok();
         let game = JungleGame::start(options.config().rules);
-        Server { out, options, root: Position::start(), moves: Vec::new(), game, player: Some(player), running: None }
+        Server { out, options, root: Position::start(), moves: Vec::new(), game, player, running: None }
     }
 
     fn error(&self, msg: &str) {
@@ -190,8 +191,19 @@ impl Server {
                 Ok(player) => self.player = Some(player),
                 Err(_) => {
                     self.error("the search thread failed; engine restarted");
-                    self.player = Some(self.options.build_player());
+                    self.rebuild_player();
                 }
+            }
+        }
+    }
+
+    /// A new player for the current options (an error leaves none, and says why).
+    fn rebuild_player(&mut self) {
+        match self.options.build_player() {
+            Ok(p) => self.player = Some(p),
+            Err(e) => {
+                self.player = None;
+                self.error(&format!("cannot build the engine: {e}"));
             }
         }
     }
@@ -201,7 +213,7 @@ impl Server {
             Err(e) => self.error(&e),
             Ok(effect) => {
                 if effect.rebuild_player {
-                    self.player = Some(self.options.build_player());
+                    self.rebuild_player();
                 }
                 if effect.rules_changed {
                     let moves: Vec<String> = self.moves.iter().map(|m| m.to_string()).collect();

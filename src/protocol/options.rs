@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::alphabeta::{Engine, Eval};
+use crate::arena::spec::{PlayerFactory, PlayerSpec};
 use crate::config::Config;
-use crate::jungle::{Repetition, Rules};
-use crate::mcts::MctsPlayer;
+use crate::jungle::{JungleGame, Repetition, Rules};
 use crate::nn::burn_eval::NetEvaluator;
 use crate::player::Player;
 
@@ -100,12 +99,21 @@ impl Options {
         Ok(Effect { rebuild_player: true, rules_changed: false })
     }
 
-    /// A player for the current settings.
-    pub fn build_player(&self) -> Box<dyn Player> {
+    /// A player for the current settings: the alpha-beta engine with the configured hash and
+    /// threads, or MCTS with the loaded network and the configured playouts, built by the
+    /// arena's factory as every other player is.
+    pub fn build_player(&self) -> Result<Box<dyn Player<JungleGame>>, String> {
         let c = &self.config;
-        match (&self.engine, &self.network) {
-            (EngineKind::Mcts, Some(net)) => Box::new(MctsPlayer::new(net.clone(), &c.mcts, c.mcts.playouts)),
-            _ => Box::new(Engine::new(&c.search, Eval::new(&c.eval, c.rules))),
-        }
+        let spec = match (&self.engine, &self.network) {
+            (EngineKind::Mcts, Some(_)) => PlayerSpec::Mcts {
+                model: self.model_path.clone().into(),
+                sims: c.mcts.playouts,
+                movetime: None,
+                c_puct: None,
+                tc: None,
+            },
+            _ => PlayerSpec::AlphaBeta { depth: None, movetime: None, nodes: None, hash_mb: c.search.hash_mb, threads: c.search.threads, tc: None },
+        };
+        Ok(PlayerFactory::with_network(spec, &c.players(), self.network.clone()).make(0)?.player)
     }
 }

@@ -57,8 +57,9 @@ mod tests {
         let g = JungleGame::from_fen(fen, rules).unwrap();
         let inner = UniformEvaluator::default();
         let b = HeuristicBlend::new(&inner, &EvalWeights::default(), rules, weight, 500.0);
-        let inputs = vec![0.0; crate::jungle::encode::INPUT_SIZE];
-        let (mut p, mut v, mut m) = (vec![0.0; crate::jungle::encode::ACTIONS], vec![0.0; 1], vec![0.0; 1]);
+        use crate::game::Encode;
+        let inputs = vec![0.0; JungleGame::INPUT_SIZE];
+        let (mut p, mut v, mut m) = (vec![0.0; JungleGame::ACTIONS], vec![0.0; 1], vec![0.0; 1]);
         b.evaluate(&[&g], &inputs, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
         v[0]
     }

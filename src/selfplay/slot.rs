@@ -79,7 +79,7 @@ impl Slot {
             resign_run: [0; 2],
             no_resign: false,
             active: false,
-            policy_buf: Vec::with_capacity(crate::jungle::MAX_MOVES),
+            policy_buf: Vec::with_capacity(JungleGame::MAX_MOVES),
         }
     }
 

@@ -48,8 +48,9 @@ pub struct CheckpointMeta {
     pub rng_word_pos: String,
     /// Shard files in the replay window, oldest first (relative to the run directory).
     pub window: Vec<String>,
-    /// Shard files already read (relative to the run directory).
-    pub seen_shards: Vec<String>,
+    /// Shard files already read (relative to the run directory; a set, so that finding one
+    /// is a lookup, not a scan of every shard the run has written).
+    pub seen_shards: std::collections::BTreeSet<String>,
     /// The run's config when the checkpoint was written (TOML).
     #[serde(default)]
     pub config: String,
