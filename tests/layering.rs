@@ -26,21 +26,39 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `crate::NAME` references in code (comments and doc links left out).
+/// `crate::NAME` references in code (comments and doc links left out), including every name
+/// of a braced group `crate::{a, b::c}` (over several lines too).
 fn crate_refs(text: &str) -> BTreeSet<String> {
+    let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    let ident = |s: &str| s.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
     let mut refs = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(i) = rest.find("crate::") {
-            let after = &rest[i + "crate::".len()..];
-            let name: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            if !name.is_empty() {
-                refs.insert(name);
+    let mut rest = code.as_str();
+    while let Some(i) = rest.find("crate::") {
+        let after = &rest[i + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            // Split the group's top level at commas; each item starts with a module name.
+            let (mut depth, mut start) = (0usize, 0usize);
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        refs.insert(ident(&group[start..j]));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        refs.insert(ident(&group[start..j]));
+                        start = j + 1;
+                    }
+                    _ => {}
+                }
             }
-            rest = after;
+        } else {
+            refs.insert(ident(after));
         }
+        rest = after;
     }
+    refs.remove("");
     refs
 }
 
@@ -72,6 +90,8 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
 fn the_reference_scanner_sees_imports_and_skips_comments() {
     let refs = crate_refs("use crate::nn::model::Net; // crate::train\n/// [`crate::arena`]\nlet x = crate::store::clock();");
     assert_eq!(refs.into_iter().collect::<Vec<_>>(), vec!["nn".to_string(), "store".to_string()]);
+    let grouped = crate_refs("use crate::{\n    game::{Game, Turn},\n    nn::Net, // crate::report\n    train,\n};");
+    assert_eq!(grouped.into_iter().collect::<Vec<_>>(), vec!["game".to_string(), "nn".to_string(), "train".to_string()]);
 }
 
 #[test]
