@@ -104,7 +104,7 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.search.validate()?;
         self.eval.validate()?;
-        self.mcts.validate()?;
+        self.mcts.validate::<crate::jungle::JungleGame>()?;
         self.model.validate()?;
         self.selfplay.validate()?;
         self.teacher.validate()?;

@@ -105,6 +105,11 @@ fn rules_search_and_mcts_never_import_the_network_training_or_matches() {
             assert!(!deps.contains(h), "{m} imports crate::{h}; the layering forbids it (see ARCHITECTURE.md)");
         }
     }
+    // Search and the players are written for any game: they name `G::MAX_MOVES`, `G::encode`,
+    // never the Jungle module.
+    for m in ["mcts", "player", "game", "check"] {
+        assert!(!g[m].contains("jungle"), "{m} imports crate::jungle; it must stay generic over the game");
+    }
 }
 
 #[test]

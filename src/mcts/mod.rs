@@ -102,7 +102,8 @@ impl MctsConfig {
         gumbel::GumbelParams { considered: self.gumbel_considered, c_visit: self.gumbel_c_visit, c_scale: self.gumbel_c_scale }
     }
 
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// Checks the ranges, and the cache's memory for the moves a state of `G` can have.
+    pub fn validate<G: crate::game::Game>(&self) -> Result<(), ConfigError> {
         check_range("mcts.gumbel_considered", self.gumbel_considered, 1, 1024)?;
         check_range("mcts.gumbel_c_visit", self.gumbel_c_visit, 0.0, 10_000.0)?;
         check_range("mcts.gumbel_c_scale", self.gumbel_c_scale, 0.0, 100.0)?;
@@ -114,7 +115,7 @@ impl MctsConfig {
         check_range("mcts.dirichlet_fraction", self.dirichlet_fraction, 0.0, 1.0)?;
         check_range("mcts.cache_entries", self.cache_entries, 0, 1 << 26)?;
         // Per entry: key, value, count and MAX_MOVES (action, prior) pairs (see `NnCache`).
-        let entry = 8 + 4 + 4 + 2 + crate::jungle::MAX_MOVES * std::mem::size_of::<(u16, f32)>();
+        let entry = 8 + 4 + 4 + 2 + G::MAX_MOVES * std::mem::size_of::<(u16, f32)>();
         check_memory("mcts.cache_entries", (self.cache_entries.next_power_of_two() * entry) as u128)?;
         check_range("mcts.playouts", self.playouts, 1, 10_000_000)?;
         check_range("mcts.moves_left_slope", self.moves_left_slope, 0.0, 1.0)?;
