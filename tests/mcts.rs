@@ -193,10 +193,11 @@ fn mirroring_commutes_with_encoding_and_move_generation() {
     }
 }
 
-fn gumbel_searched(fen: &str, sims: u32, m: u32, noise: bool) -> Search<JungleGame> {
+/// `sims` simulations with uniform priors from `fen` under `config`, planned for that budget,
+/// with root noise requested when `noise` (as full self-play searches do).
+fn searched_with(fen: &str, config: &MctsConfig, seed: u64, sims: u32, noise: bool) -> Search<JungleGame> {
     let g = JungleGame::new(parse_fen(fen).unwrap(), Rules::default());
-    let config = MctsConfig { algorithm: junglezero::mcts::Algorithm::Gumbel, gumbel_considered: m, ..MctsConfig::default() };
-    let mut s = Search::new(g, &config, 3);
+    let mut s = Search::new(g, config, seed);
     s.set_budget(sims);
     if noise {
         s.request_noise();
@@ -205,6 +206,11 @@ fn gumbel_searched(fen: &str, sims: u32, m: u32, noise: bool) -> Search<JungleGa
     let mut buf = EvalBuffers::new::<JungleGame>(1);
     run_plain(&mut s, &UniformEvaluator::default(), &mut cache, sims, &mut buf);
     s
+}
+
+fn gumbel_searched(fen: &str, sims: u32, m: u32, noise: bool) -> Search<JungleGame> {
+    let config = MctsConfig { algorithm: junglezero::mcts::Algorithm::Gumbel, gumbel_considered: m, ..MctsConfig::default() };
+    searched_with(fen, &config, 3, sims, noise)
 }
 
 #[test]
@@ -326,16 +332,10 @@ fn moves_left_estimates_back_up_one_ply_per_level() {
 }
 
 fn forced_searched(fen: &str, sims: u32, k: f32) -> Search<JungleGame> {
-    let g = JungleGame::new(parse_fen(fen).unwrap(), Rules::default());
     // No Dirichlet mixing, so the priors stay the evaluator's; the noise request is what
     // turns forced playouts on (full self-play searches ask for it).
     let config = MctsConfig { forced_playouts: k, dirichlet_fraction: 0.0, ..MctsConfig::default() };
-    let mut s = Search::new(g, &config, 5);
-    s.request_noise();
-    let mut cache = NnCache::new(1 << 12, 32);
-    let mut buf = EvalBuffers::new::<JungleGame>(1);
-    run_plain(&mut s, &UniformEvaluator::default(), &mut cache, sims, &mut buf);
-    s
+    searched_with(fen, &config, 5, sims, true)
 }
 
 #[test]
