@@ -9,8 +9,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::check::ConfigError;
 use crate::config::Config;
-use crate::nn::device::parse_device;
+use crate::nn::device::{DeviceError, parse_device};
 use crate::nn::modelfile;
 use crate::selfplay::record::read_shard;
 use crate::store::run::RunDir;
@@ -61,13 +62,25 @@ fn temporaries(run: &RunDir) -> Vec<String> {
     out
 }
 
+/// Why a run could not be checked at all (what does not fit inside it is a problem in the
+/// [`RunAudit`], not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error("{0}: not a run directory (no config.toml)")]
+    NotARun(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+}
+
 /// Checks the run in `dir`.
-pub fn audit(dir: &Path) -> Result<RunAudit, String> {
+pub fn audit(dir: &Path) -> Result<RunAudit, AuditError> {
     let run = RunDir::new(dir);
     if !run.exists() {
-        return Err(format!("{}: not a run directory (no config.toml)", dir.display()));
+        return Err(AuditError::NotARun(dir.display().to_string()));
     }
-    let config = Config::load(Some(&run.config_path()), &[]).map_err(|e| e.to_string())?;
+    let config = Config::load(Some(&run.config_path()), &[])?;
     let device = parse_device(&config.hardware.device)?;
     let mut a = RunAudit { temporaries: temporaries(&run), ..RunAudit::default() };
 

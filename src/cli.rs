@@ -58,8 +58,8 @@ pub struct PositionArgs {
     pub rules: Option<String>,
 }
 
-fn check_rules(s: &str) -> Result<String, String> {
-    s.parse::<Rules>().map(|_| s.to_string()).map_err(|e| e.to_string())
+fn check_rules(s: &str) -> Result<String, junglezero::jungle::RulesError> {
+    s.parse::<Rules>().map(|_| s.to_string())
 }
 
 /// Where settings come from: defaults, then `--config`, then each `--set`.
@@ -313,11 +313,11 @@ pub struct ArenaArgs {
     pub config: ConfigArgs,
 }
 
-fn parse_spec(s: &str) -> Result<junglezero::arena::spec::PlayerSpec, String> {
+fn parse_spec(s: &str) -> Result<junglezero::arena::spec::PlayerSpec, junglezero::arena::spec::SpecError> {
     s.parse()
 }
 
-fn parse_sprt(s: &str) -> Result<junglezero::arena::stats::Sprt, String> {
+fn parse_sprt(s: &str) -> Result<junglezero::arena::stats::Sprt, junglezero::arena::stats::SprtError> {
     junglezero::arena::stats::Sprt::parse(s)
 }
 

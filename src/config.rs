@@ -61,6 +61,30 @@ impl Config {
         }
     }
 
+    /// The self-play stage's settings (the training loop's and `selfplay --run`).
+    pub fn selfplay_stage(&self) -> crate::selfplay::stage::StageSettings<'_> {
+        crate::selfplay::stage::StageSettings {
+            mcts: &self.mcts,
+            selfplay: &self.selfplay,
+            eval: &self.eval,
+            rules: self.rules,
+            finish: self.finisher(),
+            seed: self.train.seed,
+        }
+    }
+
+    /// The gate stage's settings.
+    pub fn gate_settings(&self) -> crate::arena::gate::GateSettings<'_> {
+        crate::arena::gate::GateSettings {
+            gate: &self.gate,
+            ladder: &self.ladder,
+            arena: &self.arena,
+            mcts: &self.mcts,
+            players: self.players(),
+            seed: self.train.seed,
+        }
+    }
+
     /// The teacher that finishes long self-play games (`None` when `selfplay.finish_after_plies`
     /// is 0).
     pub fn finisher(&self) -> Option<crate::selfplay::teacher::Finisher> {

@@ -168,6 +168,14 @@ pub trait Game: Clone + Send + Sync + 'static {
         out.clear();
     }
 
+    /// Makes `self` a copy of `source` as search sees it: the same legal moves, turn, outcome,
+    /// hashes and encoding from here on, though not necessarily the same record of the game
+    /// played so far. Search calls this once per simulation, so a game keeps it cheap (Jungle
+    /// copies its position and the positions repetition can still reach, not the whole game).
+    fn copy_for_search(&mut self, source: &Self) {
+        self.clone_from(source);
+    }
+
     /// Plays a move the caller knows to be legal (a legal move or a chance outcome).
     /// Checked with `debug_assert!` only.
     fn play_unchecked(&mut self, mv: Self::Move);

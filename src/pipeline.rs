@@ -18,23 +18,25 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::train::batch::sample_batch;
+use crate::train::batch::{Targets, sample_batch};
 use crate::train::checkpoint::{self, CheckpointError, CheckpointMeta};
 use crate::train::replay::{ReplayWindow, load_shard};
 use crate::train::trainer::{Trainer, optimizer};
+use crate::arena::gate::{GateError, gate_candidates};
 use crate::config::Config;
-use crate::game::Reason;
-use crate::jungle::Side;
 use crate::nn::burn_eval::NetEvaluator;
-use crate::nn::device::parse_device;
+use crate::nn::device::{DeviceError, parse_device};
 use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
-use crate::selfplay::record::{GameRecord, RecordError, ShardError, write_shard};
-use crate::selfplay::bootstrap::HeuristicBlend;
+use crate::selfplay::record::{GameRecord, RecordError, ShardError};
+use crate::selfplay::shards::ShardWriter;
+use crate::selfplay::stage::{games_event, play_into_run};
 use crate::selfplay::teacher;
-use crate::selfplay::{Counters, RunOptions};
-use crate::store::events::{Event, GamesEvent, GateEvent, RatingEntry, RatingsEvent, TrainEvent, now};
+use crate::store::events::{Event, TrainEvent, now};
+use crate::store::hooks::{phase, unwritten};
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
+
+pub use crate::selfplay::stage::SelfplaySummary;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
@@ -48,16 +50,21 @@ pub enum PipelineError {
     Shard(#[from] ShardError),
     #[error(transparent)]
     Record(#[from] RecordError),
-    #[error("{0}")]
-    Other(String),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error(transparent)]
+    Gate(#[from] GateError),
+    #[error("{0}: no model in models/")]
+    NoModel(String),
+    /// Stopped by the caller's flag; what was finished is on disk.
+    #[error("interrupted {0}")]
+    Interrupted(&'static str),
 }
 
 type Result<T> = std::result::Result<T, PipelineError>;
 
 /// Called with live progress: (stage, done, total, message).
 pub type ProgressFn<'a> = dyn FnMut(&str, u64, u64, &str) + 'a;
-
-/// Unix time in seconds (for metrics).
 
 /// A run opened for training.
 pub struct Pipeline {
@@ -72,23 +79,12 @@ pub struct Pipeline {
     pending_samples: u64,
 }
 
-/// Summary of a self-play stage.
-#[derive(Debug, Default, Clone)]
-pub struct SelfplaySummary {
-    pub games: u64,
-    pub moves: u64,
-    pub evals: u64,
-    pub seconds: f64,
-    /// Games the teacher finished.
-    pub finished: u64,
-}
-
 impl Pipeline {
     /// Opens `run`, creating it (config snapshot, random generation 0, first checkpoint) if it
     /// does not exist yet. `config` is the config to use from now on; if it differs from the
     /// run's snapshot the snapshot is replaced and the old one kept alongside.
     pub fn open(run: RunDir, mut config: Config) -> Result<Pipeline> {
-        let infer_device = parse_device(&config.hardware.device).map_err(PipelineError::Other)?;
+        let infer_device = parse_device(&config.hardware.device)?;
         let train_device = infer_device.clone().autodiff();
         store::remove_stale_temporaries(run.root());
         let previous = std::fs::read_to_string(run.config_path()).ok();
@@ -228,7 +224,7 @@ impl Pipeline {
 
     /// The current best network as an evaluator.
     pub fn best_evaluator(&self) -> Result<NetEvaluator> {
-        let (_, path) = self.run.best().ok_or_else(|| PipelineError::Other(format!("{}: no model in models/", self.run.root().display())))?;
+        let (_, path) = self.run.best().ok_or_else(|| PipelineError::NoModel(self.run.root().display().to_string()))?;
         Ok(NetEvaluator::load(&path, &self.config.hardware)?)
     }
 
@@ -237,7 +233,8 @@ impl Pipeline {
         phase("selfplay");
         let evaluator = self.best_evaluator()?;
         let generation = self.run.best().map_or(0, |(g, _)| g);
-        let summary = selfplay_into_run(&self.run, &self.config, &evaluator, generation, games, self.meta.iteration + 1, progress, stop)?;
+        let stage = self.config.selfplay_stage();
+        let summary = play_into_run(&self.run, &stage, &evaluator, evaluator.id(), generation, games, self.meta.iteration + 1, progress, stop)?;
         self.ingest()?;
         Ok(summary)
     }
@@ -265,25 +262,10 @@ impl Pipeline {
         let c = &self.config;
         phase("teacher");
         tracing::info!("teacher: alpha-beta depth {} plays {games} games for the first network", c.teacher.depth);
-        let stamp = (now() * 1000.0) as u64;
-        let pid = std::process::id();
         let start = Instant::now();
-        let mut batch: Vec<GameRecord> = Vec::new();
-        let mut shard_no = 0u32;
         let done = std::cell::Cell::new(0u64);
         let plies = std::cell::Cell::new(0u64);
-        let games_dir = self.run.games_dir();
-        let per_shard = c.selfplay.games_per_shard;
-        let flush = |batch: &mut Vec<GameRecord>, shard_no: &mut u32| -> std::result::Result<(), String> {
-            if batch.is_empty() {
-                return Ok(());
-            }
-            let path = games_dir.join(format!("{}-{stamp}-{pid}-{:03}.jzg", teacher::SHARD_PREFIX, *shard_no));
-            write_shard(&path, batch).map_err(|e| e.to_string())?;
-            *shard_no += 1;
-            batch.clear();
-            Ok(())
-        };
+        let mut writer = ShardWriter::new(&self.run.games_dir(), teacher::SHARD_PREFIX, c.selfplay.games_per_shard);
         let mut records_for_metrics: Vec<GameRecord> = Vec::new();
         let res = teacher::play_games(
             &c.teacher,
@@ -299,12 +281,9 @@ impl Pipeline {
                 done.set(done.get() + 1);
                 plies.set(plies.get() + rec.moves.len() as u64);
                 records_for_metrics.push(rec.clone());
-                batch.push(rec);
-                if batch.len() >= per_shard {
-                    flush(&mut batch, &mut shard_no)?;
-                }
-                unwritten(batch.len());
-                Ok(())
+                writer.push(rec)?;
+                unwritten(writer.unwritten());
+                Ok::<(), StoreError>(())
             },
             || {
                 let secs = start.elapsed().as_secs_f64().max(1e-9);
@@ -318,8 +297,8 @@ impl Pipeline {
             },
         );
         // Finished games are kept even when interrupted.
-        flush(&mut batch, &mut shard_no).map_err(PipelineError::Other)?;
-        res.map_err(PipelineError::Other)?;
+        writer.flush()?;
+        res?;
         let (done, plies) = (done.get(), plies.get());
         let summary = SelfplaySummary { games: done, moves: plies, evals: 0, seconds: start.elapsed().as_secs_f64(), finished: 0 };
         if done > 0 {
@@ -349,14 +328,17 @@ impl Pipeline {
         let mut log_start = Instant::now();
         for i in 0..steps {
             if stop.load(Ordering::Relaxed) {
-                return Err(PipelineError::Other("interrupted during training; the last checkpoint is kept".into()));
+                return Err(PipelineError::Interrupted("during training; the last checkpoint is kept"));
             }
-            let Some(batch) = sample_batch(&self.window, &self.config.rules, c.batch_size, c.mirror, c.value_q_ratio, &mut self.rng) else { break };
+            let targets = Targets { mirror: c.mirror, q_ratio: c.value_q_ratio, opponent_policy: self.config.model.opponent_policy };
+            let Some(batch) = sample_batch(&self.window, &self.config.rules, c.batch_size, targets, &mut self.rng) else { break };
             let s = self.trainer.step(&batch);
             self.meta.samples_trained += batch.len() as u64;
             sum.policy_loss += s.policy_loss;
             sum.value_loss += s.value_loss;
             sum.moves_left_loss += s.moves_left_loss;
+            sum.opponent_policy_loss += s.opponent_policy_loss;
+            sum.short_value_loss += s.short_value_loss;
             sum.policy_entropy += s.policy_entropy;
             sum.value_accuracy += s.value_accuracy;
             sum.lr = s.lr;
@@ -377,6 +359,8 @@ impl Pipeline {
                     samples_per_sec: rate,
                     window: self.window.len() as u64,
                     moves_left_loss: f64::from(sum.moves_left_loss / k),
+                    opponent_policy_loss: f64::from(sum.opponent_policy_loss / k),
+                    short_value_loss: f64::from(sum.short_value_loss / k),
                 }))?;
                 progress(
                     "train",
@@ -455,17 +439,6 @@ impl Pipeline {
     }
 }
 
-/// Debug hooks for tools that interrupt runs on purpose (scripts/kill-soak.sh): the stage that
-/// starts now, and after each finished game how many are not in a shard yet (what a kill at
-/// that moment would lose). Seen with `RUST_LOG=info,junglezero::phase=debug`.
-fn phase(name: &str) {
-    tracing::debug!(target: "junglezero::phase", "phase {name}");
-}
-
-fn unwritten(games: usize) {
-    tracing::debug!(target: "junglezero::phase", "unwritten games {games}");
-}
-
 fn model_meta(config: &Config, id: &str, generation: u64, steps: u64, games: u64) -> ModelMeta {
     let mut m = modelfile::fresh_meta(&config.model, &config.rules, id);
     m.generation = generation;
@@ -474,242 +447,8 @@ fn model_meta(config: &Config, id: &str, generation: u64, steps: u64, games: u64
     m
 }
 
-/// Whether the best network (generation `best`) should play the ladder, given the newest
-/// generation that already has (`laddered`): the first best network always does, later ones once
-/// they are at least `every` generations newer. (Promotions skip generations, so "a multiple of
-/// `every`" would leave long stretches of a run without ratings.)
-pub fn ladder_due(laddered: Option<u64>, best: u64, every: u64) -> bool {
-    match laddered {
-        None => true,
-        Some(l) => every > 0 && best >= l + every,
-    }
-}
-
-/// Gates the run's waiting candidates (see [`Pipeline::gate`]): each plays the best network
-/// under the SPRT of `[gate]` and is promoted (renamed into models/) or rejected; then, every
-/// `ladder.every` generations, the best network plays the alpha-beta ladder and the ratings of
-/// every checkpoint are refitted.
+/// The gate stage with the run's networks (see [`crate::arena::gate::gate_candidates`]).
 pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
-    use crate::arena::gate::{LadderContext, gate_match, log_match, play_ladder, ratings, read_matches};
-    let device = parse_device(&config.hardware.device).map_err(PipelineError::Other)?;
-    for (g, cand_path) in run.candidates() {
-        let name = format!("gen-{g:04}");
-        let best = run.best();
-        let Some((best_g, best_path)) = best.filter(|_| config.gate.enabled) else {
-            let to = run.promote(g)?;
-            tracing::info!("gate: {name} accepted without a match (gating is disabled in the config); promoted to {}", to.display());
-            let reason = "gating disabled".to_string();
-            run.append_event(&Event::Gate(GateEvent { time: now(), generation: g, accepted: true, reason, ..GateEvent::default() }))?;
-            continue;
-        };
-        phase("gate");
-        let candidate = NetEvaluator::load(&cand_path, &config.hardware)?;
-        let champion = NetEvaluator::load(&best_path, &config.hardware)?;
-        let seed = config.train.seed ^ g.wrapping_mul(0x9E37_79B9);
-        let d = gate_match(&candidate, &champion, &config.gate, &config.mcts, config.arena.workers(), config.rules, seed);
-        let t = &d.outcome.tally;
-        let best_name = format!("gen-{best_g:04}");
-        log_match(run, &name, &best_name, t, "gate")?;
-        let (elo, ci) = t.elo();
-        let meta = modelfile::load(&cand_path, &device).map(|(_, m)| m).ok();
-        run.append_event(&Event::Gate(GateEvent {
-            time: now(),
-            generation: g,
-            accepted: d.accepted,
-            reason: d.why.clone(),
-            best: Some(best_g),
-            games: u64::from(t.games()),
-            wins: u64::from(t.wins),
-            losses: u64::from(t.losses),
-            draws: u64::from(t.draws),
-            penta: t.penta,
-            elo: elo.is_finite().then_some(elo),
-            elo_ci95: ci.is_finite().then_some(ci),
-            llr: d.outcome.llr,
-            steps: meta.as_ref().map(|m| m.train_steps),
-            games_seen: meta.as_ref().map(|m| m.games),
-        }))?;
-        tracing::info!(
-            "gate: {name} vs {best_name}: {}-{}-{} (W-L-D), Elo {elo:+.0} +/- {}, LLR {:.2}: {} — {}",
-            t.wins, t.losses, t.draws, if ci.is_finite() { format!("{ci:.0}") } else { "?".into() }, d.outcome.llr.unwrap_or(0.0),
-            if d.accepted { "accepted" } else { "rejected" }, d.why
-        );
-        if d.accepted {
-            run.promote(g)?;
-        } else {
-            run.reject(g)?;
-        }
-    }
-    if config.ladder.every > 0 {
-        if let Some((best_g, best_path)) = run.best() {
-            let name = format!("gen-{best_g:04}");
-            let laddered = read_matches(run)
-                .iter()
-                .filter(|m| m.source == "ladder")
-                .filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok())
-                .max();
-            if ladder_due(laddered, best_g, config.ladder.every) {
-                let players = config.players();
-                let cx = LadderContext { run, ladder: &config.ladder, arena: &config.arena, players: &players };
-                phase("ladder");
-                play_ladder(&cx, best_g, &best_path, config.train.seed ^ best_g).map_err(PipelineError::Other)?;
-                let r = ratings(&read_matches(run));
-                let table = r.iter().filter_map(|(n, r)| r.map(|r| (n.clone(), RatingEntry { elo: r.elo, ci95: r.ci95 }))).collect();
-                if let Some((_, Some(mine))) = r.iter().find(|(n, _)| *n == name) {
-                    tracing::info!("ratings: {name} is {:+.0} +/- {:.0} Elo (alpha-beta depth 1 = 0)", mine.elo, mine.ci95);
-                }
-                run.append_event(&Event::Ratings(RatingsEvent { time: now(), generation: best_g, ratings: table }))?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Plays `games` games with `evaluator` (the network of generation `generation`, its leaf values
-/// blended with the handcrafted evaluation as `[selfplay]` says) into the run's games/
-/// directory, writing a shard every `selfplay.games_per_shard` games and a self-play summary
-/// line to metrics.jsonl.
-#[allow(clippy::too_many_arguments)]
-pub fn selfplay_into_run(
-    run: &RunDir,
-    config: &Config,
-    evaluator: &NetEvaluator,
-    generation: u64,
-    games: u64,
-    iteration: u64,
-    progress: &mut ProgressFn,
-    stop: &AtomicBool,
-) -> Result<SelfplaySummary> {
-    let stamp = (now() * 1000.0) as u64;
-    let seed = config.train.seed ^ stamp.rotate_left(17) ^ iteration;
-    let opts = RunOptions { finish: config.finisher(), ..RunOptions::from_start(games, seed, evaluator.id(), config.rules) };
-    let counters = Counters::default();
-    let start = Instant::now();
-    // Every finished game, in order; those from `written` on are not in a shard yet.
-    let mut all: Vec<GameRecord> = Vec::new();
-    let mut written = 0usize;
-    let mut shard_no = 0;
-    let pid = std::process::id();
-    let write = |all: &[GameRecord], written: &mut usize, shard_no: &mut u32| -> std::result::Result<(), String> {
-        if *written == all.len() {
-            return Ok(());
-        }
-        let path = run.games_dir().join(format!("{}-{stamp}-{pid}-{:03}.jzg", evaluator.id(), *shard_no));
-        write_shard(&path, &all[*written..]).map_err(|e| e.to_string())?;
-        *shard_no += 1;
-        *written = all.len();
-        Ok(())
-    };
-    let per_shard = config.selfplay.games_per_shard;
-    let plies = std::cell::Cell::new(0u64);
-    let stop_flag = stop;
-    let weight = config.selfplay.heuristic_weight_for(generation);
-    if weight > 0.0 {
-        tracing::info!("self-play leaf values: {:.2} x network + {weight:.2} x handcrafted evaluation (gen-{generation:04})", 1.0 - weight);
-    }
-    let blended = HeuristicBlend::new(evaluator, &config.eval, config.rules, weight, config.selfplay.heuristic_scale);
-    let res = crate::selfplay::run(
-            &blended,
-            &config.mcts,
-            &config.selfplay,
-            &opts,
-            &counters,
-            |rec| {
-                if stop_flag.load(Ordering::Relaxed) {
-                    return Err("interrupted".into());
-                }
-                plies.set(plies.get() + rec.moves.len() as u64);
-                all.push(rec);
-                if all.len() - written >= per_shard {
-                    write(&all, &mut written, &mut shard_no)?;
-                }
-                unwritten(all.len() - written);
-                Ok(())
-            },
-            || {
-                let secs = start.elapsed().as_secs_f64().max(1e-9);
-                let g = counters.games.load(Ordering::Relaxed);
-                progress(
-                    "selfplay",
-                    g,
-                    games,
-                    &format!(
-                        "{:.0} moves/s {:.0} evals/s mean length {:.0}",
-                        counters.moves.load(Ordering::Relaxed) as f64 / secs,
-                        counters.evals.load(Ordering::Relaxed) as f64 / secs,
-                        if g > 0 { plies.get() as f64 / g as f64 } else { 0.0 }
-                    ),
-                );
-            },
-        );
-    // Completed games are kept even when interrupted.
-    write(&all, &mut written, &mut shard_no).map_err(PipelineError::Other)?;
-    if let Err(e) = res {
-        if !stop.load(Ordering::Relaxed) {
-            return Err(PipelineError::Other(e));
-        }
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let summary = SelfplaySummary {
-        games: all.len() as u64,
-        moves: counters.moves.load(Ordering::Relaxed),
-        evals: counters.evals.load(Ordering::Relaxed),
-        seconds: secs,
-        finished: counters.finished.load(Ordering::Relaxed),
-    };
-    if !all.is_empty() {
-        let m = GamesEvent { heuristic_weight: f64::from(weight), ..games_event(&all, iteration, evaluator.id(), &summary) };
-        run.append_event(&Event::Selfplay(m))?;
-    }
-    Ok(summary)
-}
-
-/// The metrics event summarising a batch of games.
-fn games_event(games: &[GameRecord], iteration: u64, model: &str, s: &SelfplaySummary) -> GamesEvent {
-    let count = |f: &dyn Fn(&GameRecord) -> bool| games.iter().filter(|g| f(g)).count() as u64;
-    let mut reasons = std::collections::BTreeMap::new();
-    for r in Reason::ALL {
-        let k = count(&|g| g.reason == r);
-        if k > 0 {
-            reasons.insert(r.name().to_string(), k);
-        }
-    }
-    let playouts: Vec<&GameRecord> = games.iter().filter(|g| g.would_resign.is_some()).collect();
-    let false_resigns = playouts.iter().filter(|g| g.winner == g.would_resign).count() as u64;
-    let lengths: Vec<u64> = games.iter().map(|g| g.moves.len() as u64).collect();
-    GamesEvent {
-        time: now(),
-        iteration,
-        model: model.to_string(),
-        games: games.len() as u64,
-        moves: s.moves,
-        evals: s.evals,
-        seconds: s.seconds,
-        evals_per_sec: s.evals as f64 / s.seconds.max(1e-9),
-        mean_length: lengths.iter().sum::<u64>() as f64 / (games.len() as f64).max(1.0),
-        lengths,
-        red_wins: count(&|g| g.winner == Some(Side::Red)),
-        blue_wins: count(&|g| g.winner == Some(Side::Blue)),
-        draws: count(&|g| g.winner.is_none()),
-        reasons,
-        resign_playouts: playouts.len() as u64,
-        false_resigns,
-        heuristic_weight: 0.0,
-        engine_finished: s.finished,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ladder_due;
-
-    #[test]
-    fn the_ladder_follows_promotions_that_skip_multiples() {
-        assert!(ladder_due(None, 0, 4), "the first best network is rated");
-        assert!(!ladder_due(Some(0), 3, 4));
-        assert!(ladder_due(Some(0), 7, 4), "gen 7 after gen 0 although 7 is no multiple of 4");
-        assert!(!ladder_due(Some(7), 10, 4));
-        assert!(ladder_due(Some(7), 13, 4));
-        assert!(!ladder_due(Some(13), 13, 4), "never twice for one network");
-    }
+    let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware);
+    Ok(gate_candidates(run, &config.gate_settings(), &load)?)
 }

@@ -92,11 +92,12 @@ fn plain_and_batched_agree<E: Evaluator<JungleGame>>(eval: &E, mcts: &MctsConfig
     let mut plain = play_plain(eval, mcts, sp, opts);
     let counters = Counters::default();
     let mut batched = Vec::new();
-    run(eval, mcts, sp, opts, &counters, |g| {
+    if let Err(never) = run(eval, mcts, sp, opts, &counters, |g| {
         batched.push(g);
-        Ok(())
-    }, || {})
-    .unwrap();
+        Ok::<(), std::convert::Infallible>(())
+    }, || {}) {
+        match never {}
+    }
     batched.sort_by_key(|g| g.seed);
     plain.sort_by_key(|g| g.seed);
     assert_eq!(plain, batched);

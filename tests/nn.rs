@@ -12,7 +12,7 @@ use junglezero::nn::modelfile::{self, ModelFileError, fresh_meta};
 use junglezero::store::framed::FrameError;
 
 fn small() -> ModelConfig {
-    ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16, moves_left: false }
+    ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16, moves_left: false, opponent_policy: false, short_value: false }
 }
 
 fn batch(n: usize) -> (Vec<JungleGame>, Vec<f32>) {
@@ -106,7 +106,7 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     use junglezero::train::trainer::{Trainer, optimizer};
     use junglezero::train::TrainConfig;
     // A few training steps so batch-norm statistics and weights are far from their initial values.
-    let model = ModelConfig { blocks: 2, channels: 16, policy_channels: 8, value_channels: 3, value_hidden: 24, moves_left: true };
+    let model = ModelConfig { blocks: 2, channels: 16, policy_channels: 8, value_channels: 3, value_hidden: 24, moves_left: true, opponent_policy: true, short_value: true };
     let device = parse_device("flex").unwrap();
     let ad = device.clone().autodiff();
     ad.seed(5);
@@ -118,16 +118,25 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
         policy: ndarray::Array2::zeros((16, ACTIONS)),
         wdl: ndarray::Array2::zeros((16, 3)),
         moves_left: ndarray::Array1::from_iter((0..16).map(|i| i as f32 / 4.0)),
+        opponent_policy: ndarray::Array2::zeros((16, ACTIONS)),
+        short_value: ndarray::Array1::from_iter((0..16).map(|i| (i as f32 / 8.0 - 1.0) * 0.9)),
     };
     for i in 0..16 {
         b.policy[[i, (i * 37) % ACTIONS]] = 1.0;
+        b.opponent_policy[[i, (i * 11) % ACTIONS]] = 1.0;
         b.wdl[[i, i % 3]] = 1.0;
     }
     let first = trainer.step(&b);
     assert!(first.moves_left_loss > 0.0, "the moves-left head is trained");
-    for _ in 0..4 {
-        trainer.step(&b);
+    assert!(first.opponent_policy_loss > 0.0, "the opponent-policy head is trained");
+    assert!(first.short_value_loss > 0.0, "the short-term value head is trained");
+    // Enough steps on the one batch for every head to fit it better than at the start.
+    let mut last = first;
+    for _ in 0..40 {
+        last = trainer.step(&b);
     }
+    assert!(last.opponent_policy_loss < first.opponent_policy_loss, "{} then {}", first.opponent_policy_loss, last.opponent_policy_loss);
+    assert!(last.short_value_loss < first.short_value_loss, "{} then {}", first.short_value_loss, last.short_value_loss);
     let net = trainer.inference_net();
     let burn = NetEvaluator::new(net.clone(), device.clone(), "burn", &model);
     let fused = NetEvaluator::new(net, device, "fused", &model).with_fused_cpu();

@@ -82,6 +82,32 @@ fn check_doors(g: &JungleGame) {
     }
 }
 
+/// A search copy (`Game::copy_for_search`: the position and the repetition window only) answers
+/// as the game does, now and along a random continuation: legal moves, turn, encoding.
+fn check_search_copy(g: &JungleGame, rng: &mut ChaCha8Rng) {
+    use junglezero::game::Encode;
+    let mut copy = JungleGame::start(*g.rules());
+    copy.copy_for_search(g);
+    let mut whole = g.clone();
+    let (mut a, mut b) = (vec![0.0; junglezero::jungle::encode::INPUT_SIZE], vec![0.0; junglezero::jungle::encode::INPUT_SIZE]);
+    for step in 0..6 {
+        let at = || format!("{} plies into a copy of {} after {:?}", step, fen(g.position()), g.moves());
+        assert_eq!(sorted_moves(&copy), sorted_moves(&whole), "{}", at());
+        assert_eq!(copy.turn(), whole.turn(), "{}", at());
+        assert_eq!(copy.input_hash(), whole.input_hash(), "{}", at());
+        copy.encode(&mut a);
+        whole.encode(&mut b);
+        assert_eq!(a, b, "{}", at());
+        let moves = whole.legal_moves();
+        if moves.is_empty() {
+            return;
+        }
+        let m = moves[rng.random_range(0..moves.len())];
+        whole.play_unchecked(m);
+        copy.play_unchecked(m);
+    }
+}
+
 fn verdict_of(g: &JungleGame) -> Option<(Option<Side>, &'static str)> {
     match g.turn() {
         Turn::Over(o) => Some((o.winner.map(Side::from_player), o.reason.name())),
@@ -106,6 +132,9 @@ fn playout(rules: Rules, seed: u64, start: Position) -> (usize, Option<&'static 
         assert_eq!(moves, referee.legal(), "legal moves after {:?} from {}", g.moves(), fen(&start));
         if plies % 8 == 4 {
             check_doors(&g);
+        }
+        if plies % 8 == 6 {
+            check_search_copy(&g, &mut rng);
         }
         let undo = g.moves().len().checked_sub(2).map(|i| {
             let m = g.moves()[i];

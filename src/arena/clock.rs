@@ -16,21 +16,36 @@ pub struct TimeControl {
     pub inc: Duration,
 }
 
+/// Why a time control does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlError {
+    #[error("time control '{tc}': {what} '{value}' is not a number of seconds")]
+    NotSeconds { tc: String, what: &'static str, value: String },
+    #[error("time control '{tc}': {what} '{value}' must be between 0 and 10000000 seconds")]
+    OutOfRange { tc: String, what: &'static str, value: String },
+    #[error("time control '{tc}': moves '{value}' is not a whole number")]
+    NotMoves { tc: String, value: String },
+    #[error("time control '{0}' gives no time at all")]
+    NoTime(String),
+    #[error("time control '{tc}': a period of {moves} moves needs a base time")]
+    NoBase { tc: String, moves: u32 },
+}
+
 /// Seconds as written in a time control: a non-negative decimal number.
-fn seconds(s: &str, what: &str, whole: &str) -> Result<Duration, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("time control '{whole}': {what} '{s}' is not a number of seconds"))?;
+fn seconds(s: &str, what: &'static str, whole: &str) -> Result<Duration, TimeControlError> {
+    let v: f64 = s.trim().parse().map_err(|_| TimeControlError::NotSeconds { tc: whole.into(), what, value: s.into() })?;
     if !v.is_finite() || !(0.0..=1e7).contains(&v) {
-        return Err(format!("time control '{whole}': {what} '{s}' must be between 0 and 10000000 seconds"));
+        return Err(TimeControlError::OutOfRange { tc: whole.into(), what, value: s.into() });
     }
     Ok(Duration::from_secs_f64(v))
 }
 
 impl FromStr for TimeControl {
-    type Err = String;
+    type Err = TimeControlError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (moves, rest) = match s.split_once('/') {
-            Some((m, r)) => (m.trim().parse::<u32>().map_err(|_| format!("time control '{s}': moves '{m}' is not a whole number"))?, r),
+            Some((m, r)) => (m.trim().parse::<u32>().map_err(|_| TimeControlError::NotMoves { tc: s.into(), value: m.into() })?, r),
             None => (0, s),
         };
         let (base, inc) = match rest.split_once('+') {
@@ -38,10 +53,10 @@ impl FromStr for TimeControl {
             None => (seconds(rest, "base", s)?, Duration::ZERO),
         };
         if base.is_zero() && inc.is_zero() {
-            return Err(format!("time control '{s}' gives no time at all"));
+            return Err(TimeControlError::NoTime(s.into()));
         }
         if base.is_zero() && moves > 0 {
-            return Err(format!("time control '{s}': a period of {moves} moves needs a base time"));
+            return Err(TimeControlError::NoBase { tc: s.into(), moves });
         }
         Ok(TimeControl { moves, base, inc })
     }
@@ -121,7 +136,7 @@ mod tests {
             ("40/0+1", "needs a base"),
             ("inf", "between"),
         ] {
-            let e = bad.parse::<TimeControl>().unwrap_err();
+            let e = bad.parse::<TimeControl>().unwrap_err().to_string();
             assert!(e.contains(want) && e.contains(bad), "{bad}: {e}");
         }
     }

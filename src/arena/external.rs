@@ -13,6 +13,14 @@ use std::time::{Duration, Instant};
 use crate::jungle::{JungleGame, Move, fen, parse_move};
 use crate::player::{Failure, Limits, Player};
 
+/// An external program that could not be started or did not complete the handshake.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("external engine '{cmd}': {what}")]
+pub struct ExternalError {
+    pub cmd: String,
+    pub what: String,
+}
+
 pub struct ExternalPlayer {
     cmd: String,
     child: Child,
@@ -25,7 +33,8 @@ pub struct ExternalPlayer {
 
 impl ExternalPlayer {
     /// Starts `cmd` and completes the handshake.
-    pub fn spawn(cmd: &str) -> Result<ExternalPlayer, String> {
+    pub fn spawn(cmd: &str) -> Result<ExternalPlayer, ExternalError> {
+        let err = |what: String| ExternalError { cmd: cmd.into(), what };
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(cmd)
@@ -33,9 +42,9 @@ impl ExternalPlayer {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start external engine '{cmd}': {e}"))?;
-        let stdin = child.stdin.take().ok_or_else(|| format!("external engine '{cmd}': no stdin"))?;
-        let stdout = child.stdout.take().ok_or_else(|| format!("external engine '{cmd}': no stdout"))?;
+            .map_err(|e| err(format!("cannot be started: {e}")))?;
+        let stdin = child.stdin.take().ok_or_else(|| err("no stdin".into()))?;
+        let stdout = child.stdout.take().ok_or_else(|| err("no stdout".into()))?;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -46,7 +55,7 @@ impl ExternalPlayer {
             }
         });
         let mut p = ExternalPlayer { cmd: cmd.into(), child, stdin, lines: rx, name: cmd.into(), failure: None };
-        p.send("uci").map_err(|e| format!("external engine '{cmd}': {}", describe(&e)))?;
+        p.send("uci").map_err(|e| err(describe(&e)))?;
         let mut name = None;
         p.wait_for(Duration::from_secs(10), |l| {
             if let Some(n) = l.strip_prefix("id name ") {
@@ -54,13 +63,13 @@ impl ExternalPlayer {
             }
             l.trim() == "uciok"
         })
-        .map_err(|e| format!("external engine '{cmd}' did not answer 'uci' with 'uciok': {}", describe(&e)))?;
+        .map_err(|e| err(format!("did not answer 'uci' with 'uciok': {}", describe(&e))))?;
         if let Some(n) = name {
             p.name = n;
         }
-        p.send("isready").map_err(|e| format!("external engine '{cmd}': {}", describe(&e)))?;
+        p.send("isready").map_err(|e| err(describe(&e)))?;
         p.wait_for(Duration::from_secs(10), |l| l.trim() == "readyok")
-            .map_err(|e| format!("external engine '{cmd}' did not answer 'isready': {}", describe(&e)))?;
+            .map_err(|e| err(format!("did not answer 'isready': {}", describe(&e))))?;
         Ok(p)
     }
 

@@ -1,19 +1,23 @@
 //! The training loop's matches: gating a candidate against the best network under an SPRT,
 //! and the ladder of the best network against fixed-depth alpha-beta. Every match is logged to
 //! metrics.jsonl (`kind: "match"`) so Bradley–Terry ratings can be fitted over all of them.
+//! [`gate_candidates`] is the gate stage of the training loop, generic over the evaluator the
+//! candidates are loaded as.
+
+use std::path::Path;
 
 use super::bt::{self, PairResult, Rating};
 use super::batched::run_network_match;
-use super::play::{MatchOutcome, MatchSettings, run_match};
-use super::spec::{PlayerFactory, PlayerSpec};
+use super::play::{MatchError, MatchOutcome, MatchSettings, run_match};
+use super::spec::{PlayerError, PlayerFactory, PlayerSettings, PlayerSpec};
 use super::stats::{Tally, Verdict};
-use super::spec::PlayerSettings;
 use super::{ArenaConfig, GateConfig, LadderConfig};
-use crate::jungle::Rules;
-use crate::mcts::MctsConfig;
-use crate::nn::burn_eval::NetEvaluator;
+use crate::jungle::{JungleGame, Rules};
+use crate::mcts::{Evaluator, MctsConfig};
+use crate::nn::modelfile::{self, ModelFileError};
 use crate::store::StoreError;
-use crate::store::events::{Event, MatchEvent, now};
+use crate::store::events::{Event, GateEvent, MatchEvent, RatingEntry, RatingsEvent, now};
+use crate::store::hooks::phase;
 use crate::store::run::RunDir;
 
 /// The anchor of the rating scale.
@@ -42,7 +46,15 @@ pub struct GateDecision {
 }
 
 /// Plays the candidate against the best network (batched MCTS, SPRT) and decides.
-pub fn gate_match(candidate: &NetEvaluator, best: &NetEvaluator, g: &GateConfig, mcts: &MctsConfig, concurrency: usize, rules: Rules, seed: u64) -> GateDecision {
+pub fn gate_match<C: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
+    candidate: &C,
+    best: &B,
+    g: &GateConfig,
+    mcts: &MctsConfig,
+    concurrency: usize,
+    rules: Rules,
+    seed: u64,
+) -> GateDecision {
     let settings = MatchSettings {
         games: g.max_games,
         concurrency,
@@ -75,8 +87,19 @@ pub struct LadderContext<'a> {
     pub players: &'a PlayerSettings,
 }
 
+/// Why a ladder match could not be played or logged.
+#[derive(Debug, thiserror::Error)]
+pub enum LadderError {
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 /// Plays `a` against `b` with the threaded match runner and logs it.
-fn ladder_match(cx: &LadderContext, a: PlayerSpec, b: PlayerSpec, name_a: &str, games: u32, seed: u64, source: &str) -> Result<Tally, String> {
+fn ladder_match(cx: &LadderContext, a: PlayerSpec, b: PlayerSpec, name_a: &str, games: u32, seed: u64, source: &str) -> Result<Tally, LadderError> {
     let fa = PlayerFactory::new(a, cx.players)?;
     let fb = PlayerFactory::new(b.clone(), cx.players)?;
     let run = cx.run;
@@ -93,13 +116,13 @@ fn ladder_match(cx: &LadderContext, a: PlayerSpec, b: PlayerSpec, name_a: &str, 
         time_margin: std::time::Duration::from_millis(cx.arena.time_margin_ms),
     };
     let out = run_match(&fa, &fb, &settings, |_, _, _| {})?;
-    log_match(run, name_a, &b.to_string(), &out.tally, source).map_err(|e| e.to_string())?;
+    log_match(run, name_a, &b.to_string(), &out.tally, source)?;
     Ok(out.tally)
 }
 
 /// The ladder: the network of generation `generation` against each configured depth (and, the
 /// first time, consecutive depths against each other to pin down the scale).
-pub fn play_ladder(cx: &LadderContext, generation: u64, model: &std::path::Path, seed: u64) -> Result<(), String> {
+pub fn play_ladder(cx: &LadderContext, generation: u64, model: &std::path::Path, seed: u64) -> Result<(), LadderError> {
     let (run, l) = (cx.run, cx.ladder);
     let mut depths = l.depths.clone();
     depths.sort_unstable();
@@ -117,6 +140,125 @@ pub fn play_ladder(cx: &LadderContext, generation: u64, model: &std::path::Path,
         let net = PlayerSpec::Mcts { model: model.to_path_buf(), sims: l.sims, movetime: None, c_puct: None, tc: None };
         let t = ladder_match(cx, net, ab(d), &name, l.games, seed ^ (u64::from(d) << 8), "ladder")?;
         tracing::info!("ladder: {name} vs alphabeta depth {d}: {}-{}-{} (W-L-D)", t.wins, t.losses, t.draws);
+    }
+    Ok(())
+}
+
+/// What the gate stage plays with (parts of the run's config).
+pub struct GateSettings<'a> {
+    pub gate: &'a GateConfig,
+    pub ladder: &'a LadderConfig,
+    pub arena: &'a ArenaConfig,
+    pub mcts: &'a MctsConfig,
+    /// How ladder players are built (the rules are the run's).
+    pub players: PlayerSettings,
+    /// The run's seed.
+    pub seed: u64,
+}
+
+/// Why the gate stage stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Model(#[from] ModelFileError),
+    #[error(transparent)]
+    Ladder(#[from] LadderError),
+}
+
+/// Whether the best network (generation `best`) should play the ladder, given the newest
+/// generation that already has (`laddered`): the first best network always does, later ones once
+/// they are at least `every` generations newer. (Promotions skip generations, so "a multiple of
+/// `every`" would leave long stretches of a run without ratings.)
+pub fn ladder_due(laddered: Option<u64>, best: u64, every: u64) -> bool {
+    match laddered {
+        None => true,
+        Some(l) => every > 0 && best >= l + every,
+    }
+}
+
+/// The gate stage: each waiting candidate of `run`, loaded with `load`, plays the best network
+/// under the SPRT of `[gate]` and is promoted (renamed into models/) or rejected; then, every
+/// `ladder.every` generations, the best network plays the alpha-beta ladder and the ratings of
+/// every network are refitted.
+pub fn gate_candidates<E: Evaluator<JungleGame>>(
+    run: &RunDir,
+    s: &GateSettings,
+    load: &dyn Fn(&Path) -> Result<E, ModelFileError>,
+) -> Result<(), GateError> {
+    for (g, cand_path) in run.candidates() {
+        let name = format!("gen-{g:04}");
+        let Some((best_g, best_path)) = run.best().filter(|_| s.gate.enabled) else {
+            let to = run.promote(g)?;
+            tracing::info!("gate: {name} accepted without a match (gating is disabled in the config); promoted to {}", to.display());
+            let reason = "gating disabled".to_string();
+            run.append_event(&Event::Gate(GateEvent { time: now(), generation: g, accepted: true, reason, ..GateEvent::default() }))?;
+            continue;
+        };
+        phase("gate");
+        let candidate = load(&cand_path)?;
+        let champion = load(&best_path)?;
+        let seed = s.seed ^ g.wrapping_mul(0x9E37_79B9);
+        let d = gate_match(&candidate, &champion, s.gate, s.mcts, s.arena.workers(), s.players.rules, seed);
+        let t = &d.outcome.tally;
+        let best_name = format!("gen-{best_g:04}");
+        log_match(run, &name, &best_name, t, "gate")?;
+        let (elo, ci) = t.elo();
+        let meta = modelfile::read_meta(&cand_path).ok();
+        run.append_event(&Event::Gate(GateEvent {
+            time: now(),
+            generation: g,
+            accepted: d.accepted,
+            reason: d.why.clone(),
+            best: Some(best_g),
+            games: u64::from(t.games()),
+            wins: u64::from(t.wins),
+            losses: u64::from(t.losses),
+            draws: u64::from(t.draws),
+            penta: t.penta,
+            elo: elo.is_finite().then_some(elo),
+            elo_ci95: ci.is_finite().then_some(ci),
+            llr: d.outcome.llr,
+            steps: meta.as_ref().map(|m| m.train_steps),
+            games_seen: meta.as_ref().map(|m| m.games),
+        }))?;
+        tracing::info!(
+            "gate: {name} vs {best_name}: {}-{}-{} (W-L-D), Elo {elo:+.0} +/- {}, LLR {:.2}: {} — {}",
+            t.wins,
+            t.losses,
+            t.draws,
+            if ci.is_finite() { format!("{ci:.0}") } else { "?".into() },
+            d.outcome.llr.unwrap_or(0.0),
+            if d.accepted { "accepted" } else { "rejected" },
+            d.why
+        );
+        if d.accepted {
+            run.promote(g)?;
+        } else {
+            run.reject(g)?;
+        }
+    }
+    if s.ladder.every > 0 {
+        if let Some((best_g, best_path)) = run.best() {
+            let name = format!("gen-{best_g:04}");
+            let laddered = read_matches(run)
+                .iter()
+                .filter(|m| m.source == "ladder")
+                .filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok())
+                .max();
+            if ladder_due(laddered, best_g, s.ladder.every) {
+                let cx = LadderContext { run, ladder: s.ladder, arena: s.arena, players: &s.players };
+                phase("ladder");
+                play_ladder(&cx, best_g, &best_path, s.seed ^ best_g)?;
+                let r = ratings(&read_matches(run));
+                let table = r.iter().filter_map(|(n, r)| r.map(|r| (n.clone(), RatingEntry { elo: r.elo, ci95: r.ci95 }))).collect();
+                if let Some((_, Some(mine))) = r.iter().find(|(n, _)| *n == name) {
+                    tracing::info!("ratings: {name} is {:+.0} +/- {:.0} Elo (alpha-beta depth 1 = 0)", mine.elo, mine.ci95);
+                }
+                run.append_event(&Event::Ratings(RatingsEvent { time: now(), generation: best_g, ratings: table }))?;
+            }
+        }
     }
     Ok(())
 }
@@ -158,4 +300,19 @@ pub fn ratings(matches: &[LoggedMatch]) -> Vec<(String, Option<Rating>)> {
     let anchor = names.iter().position(|n| n == ANCHOR).unwrap_or(0);
     let fitted = bt::fit(names.len(), &results, anchor);
     names.into_iter().zip(fitted).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ladder_due;
+
+    #[test]
+    fn the_ladder_follows_promotions_that_skip_multiples() {
+        assert!(ladder_due(None, 0, 4), "the first best network is rated");
+        assert!(!ladder_due(Some(0), 3, 4));
+        assert!(ladder_due(Some(0), 7, 4), "gen 7 after gen 0 although 7 is no multiple of 4");
+        assert!(!ladder_due(Some(7), 10, 4));
+        assert!(ladder_due(Some(7), 13, 4));
+        assert!(!ladder_due(Some(13), 13, 4), "never twice for one network");
+    }
 }

@@ -136,7 +136,7 @@ impl GateConfig {
         check_range("gate.undecided_min_score", self.undecided_min_score, 0.0, 1.0)?;
         check_range("gate.opening_plies", self.opening_plies, 0, 100)?;
         check_range("gate.games_in_flight", self.games_in_flight, 1, 65_536)?;
-        self.sprt().validate().map_err(|message| ConfigError::Invalid { key: "gate".into(), message })
+        self.sprt().validate().map_err(|e| ConfigError::Invalid { key: "gate".into(), message: e.to_string() })
     }
 
     pub fn sprt(&self) -> Sprt {

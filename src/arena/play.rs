@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::adjudicate::{Adjudication, Adjudicator, info_score};
 use super::clock::Clock;
 use super::openings::{random_openings, start_game};
-use super::spec::{Contestant, PlayerFactory};
+use super::spec::{Contestant, PlayerError, PlayerFactory};
 use super::stats::{Sprt, Tally, Verdict};
 use crate::game::{Game, Outcome, Reason, Turn};
 use crate::jungle::{JungleGame, Move, Rules, Side};
@@ -189,6 +189,17 @@ pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening:
     PlayedGame { forfeit, ..PlayedGame::from_game(pair, a_red, opening.len(), &g, outcome) }
 }
 
+/// Why a match stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    #[error("no opening could be generated")]
+    NoOpening,
+    #[error("player {player} ({name}) forfeited {games} games in a row (last: {cause}); the match is stopped (arena.max_consecutive_forfeits)")]
+    Forfeits { player: &'static str, name: String, games: usize, cause: String },
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+}
+
 /// Counts each player's forfeits in a row across a match's workers.
 struct ForfeitWatch {
     in_a_row: [AtomicUsize; 2],
@@ -197,18 +208,18 @@ struct ForfeitWatch {
 
 impl ForfeitWatch {
     /// Notes a finished game; an error when a player reached the limit.
-    fn note(&self, g: &PlayedGame, names: [&str; 2]) -> Result<(), String> {
+    fn note(&self, g: &PlayedGame, names: [&str; 2]) -> Result<(), MatchError> {
         for (i, by_a) in [(0, true), (1, false)] {
             match &g.forfeit {
                 Some(f) if f.by_a == by_a => {
                     let n = self.in_a_row[i].fetch_add(1, Ordering::Relaxed) + 1;
                     if self.limit > 0 && n >= self.limit as usize {
-                        return Err(format!(
-                            "player {} ({}) forfeited {n} games in a row (last: {}); the match is stopped (arena.max_consecutive_forfeits)",
-                            if by_a { "A" } else { "B" },
-                            names[i],
-                            f.cause
-                        ));
+                        return Err(MatchError::Forfeits {
+                            player: if by_a { "A" } else { "B" },
+                            name: names[i].into(),
+                            games: n,
+                            cause: f.cause.clone(),
+                        });
                     }
                 }
                 _ => self.in_a_row[i].store(0, Ordering::Relaxed),
@@ -224,16 +235,16 @@ pub fn run_match(
     b: &PlayerFactory,
     s: &MatchSettings,
     mut on_game: impl FnMut(&PlayedGame, &Tally, Option<f64>),
-) -> Result<MatchOutcome, String> {
+) -> Result<MatchOutcome, MatchError> {
     let pairs = s.games.div_ceil(2).max(1) as usize;
     let openings = random_openings(&s.rules, s.opening_plies, pairs, s.seed);
     if openings.is_empty() {
-        return Err("no opening could be generated".into());
+        return Err(MatchError::NoOpening);
     }
     let jobs: Vec<(usize, bool)> = (0..pairs).flat_map(|p| [(p, true), (p, false)]).collect();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<Result<PlayedGame, String>>();
+    let (tx, rx) = mpsc::channel::<Result<PlayedGame, MatchError>>();
     let workers = s.concurrency.max(1).min(jobs.len());
     let mut out = MatchOutcome { openings: openings.len(), ..MatchOutcome::default() };
     let mut book = PairBook::default();
@@ -249,7 +260,7 @@ pub fn run_match(
                 let (mut ca, mut cb) = match (a.make(seed), b.make(seed ^ 1)) {
                     (Ok(x), Ok(y)) => (x, y),
                     (Err(e), _) | (_, Err(e)) => {
-                        let _ = tx.send(Err(e));
+                        let _ = tx.send(Err(e.into()));
                         return;
                     }
                 };
@@ -260,7 +271,7 @@ pub fn run_match(
                     let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair, &s.adjudication, s.time_margin);
                     let verdict = watch.note(&g, names);
                     // A player that failed is started anew for the next game.
-                    let restart = |factory: &PlayerFactory, c: &mut Contestant, salt: u64| -> Result<(), String> {
+                    let restart = |factory: &PlayerFactory, c: &mut Contestant, salt: u64| -> Result<(), MatchError> {
                         if c.player.failure().is_some() {
                             *c = factory.make(seed ^ salt ^ (i as u64) << 1)?;
                         }

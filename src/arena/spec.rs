@@ -16,13 +16,14 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::clock::TimeControl;
-use super::external::ExternalPlayer;
+use super::clock::{TimeControl, TimeControlError};
+use super::external::{ExternalError, ExternalPlayer};
 use crate::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
 use crate::jungle::{JungleGame, Rules};
 use crate::mcts::{MctsConfig, MctsPlayer};
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::HardwareConfig;
+use crate::nn::modelfile::ModelFileError;
 use crate::player::{Limits, Player, RandomPlayer};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -42,15 +43,55 @@ impl PlayerSpec {
     }
 }
 
+/// Why a player spec does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error("expected key=value in '{0}'")]
+    NotKeyValue(String),
+    #[error("unterminated quote in '{0}'")]
+    UnterminatedQuote(String),
+    #[error("unexpected '{found}' after a quoted value in '{options}'")]
+    AfterQuote { found: char, options: String },
+    #[error("{kind} option {key}: '{value}' is not a number")]
+    NotANumber { kind: String, key: String, value: String },
+    #[error("unknown {kind} option '{key}' (known: {known})")]
+    UnknownOption { kind: String, key: String, known: &'static str },
+    #[error("alphabeta needs depth=N, movetime=MS, nodes=N or tc=MOVES/SECONDS+INC")]
+    NoLimit,
+    #[error("alphabeta depth must be at least 1")]
+    ZeroDepth,
+    #[error("alphabeta threads must be from 1 to 512, not {0}")]
+    Threads(usize),
+    #[error("mcts needs model=PATH")]
+    NoModel,
+    #[error("external needs cmd=\"PROGRAM ARGS\"")]
+    NoCommand,
+    #[error("unknown player kind '{0}' (alphabeta, mcts, random, external)")]
+    UnknownKind(String),
+    #[error(transparent)]
+    TimeControl(#[from] TimeControlError),
+}
+
+/// Why a player could not be built from its spec.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    #[error(transparent)]
+    Model(#[from] ModelFileError),
+    #[error(transparent)]
+    External(#[from] ExternalError),
+    #[error("an mcts player needs its network loaded first")]
+    NoNetwork,
+}
+
 /// Splits `k=v,k="v, with commas",...`.
-fn options(s: &str) -> Result<Vec<(String, String)>, String> {
+fn options(s: &str) -> Result<Vec<(String, String)>, SpecError> {
     let mut out = Vec::new();
     let mut chars = s.chars().peekable();
     while chars.peek().is_some() {
         let key: String = chars.by_ref().take_while(|&c| c != '=').collect();
         let key = key.trim().to_string();
         if key.is_empty() {
-            return Err(format!("expected key=value in '{s}'"));
+            return Err(SpecError::NotKeyValue(s.into()));
         }
         let mut value = String::new();
         if chars.peek() == Some(&'"') {
@@ -71,11 +112,11 @@ fn options(s: &str) -> Result<Vec<(String, String)>, String> {
                 }
             }
             if !closed {
-                return Err(format!("unterminated quote in '{s}'"));
+                return Err(SpecError::UnterminatedQuote(s.into()));
             }
             match chars.next() {
                 None | Some(',') => {}
-                Some(c) => return Err(format!("unexpected '{c}' after a quoted value in '{s}'")),
+                Some(c) => return Err(SpecError::AfterQuote { found: c, options: s.into() }),
             }
         } else {
             value = chars.by_ref().take_while(|&c| c != ',').collect::<String>().trim().to_string();
@@ -85,12 +126,12 @@ fn options(s: &str) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-fn num<T: FromStr>(kind: &str, key: &str, v: &str) -> Result<T, String> {
-    v.parse().map_err(|_| format!("{kind} option {key}: '{v}' is not a number"))
+fn num<T: FromStr>(kind: &str, key: &str, v: &str) -> Result<T, SpecError> {
+    v.parse().map_err(|_| SpecError::NotANumber { kind: kind.into(), key: key.into(), value: v.into() })
 }
 
 impl FromStr for PlayerSpec {
-    type Err = String;
+    type Err = SpecError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
@@ -99,7 +140,7 @@ impl FromStr for PlayerSpec {
         if let Some(i) = opts.iter().position(|(k, _)| k == "tc") {
             tc = Some(opts.remove(i).1.parse::<TimeControl>()?);
         }
-        let unknown = |k: &str, known: &str| format!("unknown {kind} option '{k}' (known: {known})");
+        let unknown = |k: &str, known: &'static str| SpecError::UnknownOption { kind: kind.into(), key: k.into(), known };
         match kind.trim() {
             "alphabeta" => {
                 let (mut depth, mut movetime, mut nodes, mut hash_mb, mut threads) = (None, None, None, 16, 1);
@@ -114,13 +155,13 @@ impl FromStr for PlayerSpec {
                     }
                 }
                 if depth.is_none() && movetime.is_none() && nodes.is_none() && tc.is_none() {
-                    return Err("alphabeta needs depth=N, movetime=MS, nodes=N or tc=MOVES/SECONDS+INC".into());
+                    return Err(SpecError::NoLimit);
                 }
                 if depth == Some(0) {
-                    return Err("alphabeta depth must be at least 1".into());
+                    return Err(SpecError::ZeroDepth);
                 }
                 if !(1..=512).contains(&threads) {
-                    return Err(format!("alphabeta threads must be from 1 to 512, not {threads}"));
+                    return Err(SpecError::Threads(threads));
                 }
                 Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, tc })
             }
@@ -135,7 +176,7 @@ impl FromStr for PlayerSpec {
                         other => return Err(unknown(other, "model, sims, movetime, cpuct, tc")),
                     }
                 }
-                let model = model.ok_or("mcts needs model=PATH")?;
+                let model = model.ok_or(SpecError::NoModel)?;
                 Ok(PlayerSpec::Mcts { model, sims: sims.unwrap_or(400u32).max(1), movetime, c_puct, tc })
             }
             "random" => {
@@ -155,10 +196,10 @@ impl FromStr for PlayerSpec {
                         other => return Err(unknown(other, "cmd, depth, movetime, nodes, tc")),
                     }
                 }
-                let cmd = cmd.filter(|c| !c.trim().is_empty()).ok_or("external needs cmd=\"PROGRAM ARGS\"")?;
+                let cmd = cmd.filter(|c| !c.trim().is_empty()).ok_or(SpecError::NoCommand)?;
                 Ok(PlayerSpec::External { cmd, depth, movetime, nodes, tc })
             }
-            other => Err(format!("unknown player kind '{other}' (alphabeta, mcts, random, external)")),
+            other => Err(SpecError::UnknownKind(other.into())),
         }
     }
 }
@@ -235,9 +276,9 @@ pub struct PlayerFactory {
 }
 
 impl PlayerFactory {
-    pub fn new(spec: PlayerSpec, config: &PlayerSettings) -> Result<PlayerFactory, String> {
+    pub fn new(spec: PlayerSpec, config: &PlayerSettings) -> Result<PlayerFactory, PlayerError> {
         let net = match &spec {
-            PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, &config.hardware).map_err(|e| e.to_string())?)),
+            PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, &config.hardware)?)),
             _ => None,
         };
         if let PlayerSpec::External { cmd, .. } = &spec {
@@ -262,7 +303,7 @@ impl PlayerFactory {
         self.spec.to_string()
     }
 
-    pub fn make(&self, seed: u64) -> Result<Contestant, String> {
+    pub fn make(&self, seed: u64) -> Result<Contestant, PlayerError> {
         let ms = |t: Option<u64>| t.map(Duration::from_millis);
         let (player, limits): (Box<dyn Player<JungleGame>>, Limits) = match &self.spec {
             PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, .. } => {
@@ -270,7 +311,7 @@ impl PlayerFactory {
                 (Box::new(Engine::new(&config, self.eval.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
             PlayerSpec::Mcts { sims, movetime, c_puct, tc, .. } => {
-                let net = self.net.clone().ok_or("network not loaded")?;
+                let net = self.net.clone().ok_or(PlayerError::NoNetwork)?;
                 let mut config = self.mcts.clone();
                 if let Some(c) = c_puct {
                     config.c_puct = *c;
@@ -299,7 +340,7 @@ mod tests {
         let threaded: PlayerSpec = "alphabeta:movetime=100,threads=2".parse().unwrap();
         assert!(matches!(threaded, PlayerSpec::AlphaBeta { threads: 2, .. }));
         assert_eq!(threaded.to_string(), "alphabeta:movetime=100,threads=2");
-        assert!("alphabeta:depth=3,threads=0".parse::<PlayerSpec>().unwrap_err().contains("threads"));
+        assert!("alphabeta:depth=3,threads=0".parse::<PlayerSpec>().unwrap_err().to_string().contains("threads"));
         let timed: PlayerSpec = "alphabeta:tc=40/60+0.5".parse().unwrap();
         assert_eq!(timed.time_control(), Some("40/60+0.5".parse().unwrap()));
         assert_eq!(timed.to_string(), "alphabeta:tc=40/60+0.5");
@@ -321,7 +362,7 @@ mod tests {
             ("alphabeta:tc=fast", "time control 'fast'"),
             ("random:tc=0+0", "no time"),
         ] {
-            let e = bad.parse::<PlayerSpec>().unwrap_err();
+            let e = bad.parse::<PlayerSpec>().unwrap_err().to_string();
             assert!(e.contains(want), "{bad}: {e}");
         }
     }

@@ -193,32 +193,47 @@ impl Default for Sprt {
     }
 }
 
+/// Why SPRT settings are unusable.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    #[error("SPRT setting '{0}' is not key=value")]
+    NotKeyValue(String),
+    #[error("SPRT {key}: '{value}' is not a number")]
+    NotANumber { key: String, value: String },
+    #[error("unknown SPRT setting '{0}' (elo0, elo1, alpha, beta)")]
+    Unknown(String),
+    #[error("SPRT needs elo1 > elo0 (got {elo0} and {elo1})")]
+    Order { elo0: f64, elo1: f64 },
+    #[error("SPRT {name} must be between 0 and 0.5 (got {value})")]
+    Rate { name: &'static str, value: f64 },
+}
+
 impl Sprt {
     /// Parses `elo0=0,elo1=30,alpha=0.05,beta=0.05` (missing keys keep their defaults).
-    pub fn parse(spec: &str) -> Result<Sprt, String> {
+    pub fn parse(spec: &str) -> Result<Sprt, SprtError> {
         let mut s = Sprt::default();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, v) = part.split_once('=').ok_or_else(|| format!("SPRT setting '{part}' is not key=value"))?;
-            let v: f64 = v.trim().parse().map_err(|_| format!("SPRT {k}: '{v}' is not a number"))?;
+            let (k, v) = part.split_once('=').ok_or_else(|| SprtError::NotKeyValue(part.into()))?;
+            let v: f64 = v.trim().parse().map_err(|_| SprtError::NotANumber { key: k.into(), value: v.into() })?;
             match k.trim() {
                 "elo0" => s.elo0 = v,
                 "elo1" => s.elo1 = v,
                 "alpha" => s.alpha = v,
                 "beta" => s.beta = v,
-                other => return Err(format!("unknown SPRT setting '{other}' (elo0, elo1, alpha, beta)")),
+                other => return Err(SprtError::Unknown(other.into())),
             }
         }
         s.validate()?;
         Ok(s)
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SprtError> {
         if !(self.elo1 > self.elo0) {
-            return Err(format!("SPRT needs elo1 > elo0 (got {} and {})", self.elo0, self.elo1));
+            return Err(SprtError::Order { elo0: self.elo0, elo1: self.elo1 });
         }
-        for (name, v) in [("alpha", self.alpha), ("beta", self.beta)] {
-            if !(v > 0.0 && v < 0.5) {
-                return Err(format!("SPRT {name} must be between 0 and 0.5 (got {v})"));
+        for (name, value) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(value > 0.0 && value < 0.5) {
+                return Err(SprtError::Rate { name, value });
             }
         }
         Ok(())
@@ -341,9 +356,9 @@ mod tests {
     fn sprt_spec_parsing() {
         let s = Sprt::parse("elo0=0,elo1=30,alpha=0.05,beta=0.1").unwrap();
         assert_eq!((s.elo1, s.beta), (30.0, 0.1));
-        assert!(Sprt::parse("elo0=10,elo1=5").unwrap_err().contains("elo1 > elo0"));
-        assert!(Sprt::parse("gamma=1").unwrap_err().contains("unknown SPRT setting"));
-        assert!(Sprt::parse("alpha=0.7").unwrap_err().contains("alpha"));
+        assert!(Sprt::parse("elo0=10,elo1=5").unwrap_err().to_string().contains("elo1 > elo0"));
+        assert!(Sprt::parse("gamma=1").unwrap_err().to_string().contains("unknown SPRT setting"));
+        assert!(Sprt::parse("alpha=0.7").unwrap_err().to_string().contains("alpha"));
     }
 
     #[test]

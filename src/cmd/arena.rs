@@ -23,8 +23,8 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     if args.games == 0 {
         anyhow::bail!("--games must be at least 1");
     }
-    let fa = PlayerFactory::new(args.a.clone(), &config.players()).map_err(anyhow::Error::msg).context("player A")?;
-    let fb = PlayerFactory::new(args.b.clone(), &config.players()).map_err(anyhow::Error::msg).context("player B")?;
+    let fa = PlayerFactory::new(args.a.clone(), &config.players()).context("player A")?;
+    let fb = PlayerFactory::new(args.b.clone(), &config.players()).context("player B")?;
     let (name_a, name_b) = (fa.name(), fb.name());
     let settings = MatchSettings {
         games: args.games,
@@ -57,7 +57,7 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
             Some(na),
             Some(nb),
         ) if sa == sb => run_network_match(&**na, &**nb, &config.mcts, *sa, &settings, 16, |_, t, llr| progress(t, llr)),
-        _ => run_match(&fa, &fb, &settings, |_, t, llr| progress(t, llr)).map_err(anyhow::Error::msg)?,
+        _ => run_match(&fa, &fb, &settings, |_, t, llr| progress(t, llr))?,
     };
     pb.finish_and_clear();
     let t = &outcome.tally;

@@ -1,19 +1,16 @@
 //! `junglezero bench ...`: benchmarks that print figures.
 
 use std::io::Write;
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use junglezero::alphabeta::bench::BENCH_FENS;
 use junglezero::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
 use junglezero::jungle::{JungleGame, Position, Rules, parse_fen, perft};
-use junglezero::game::Game;
-use junglezero::jungle::encode::{INPUT_SIZE, encode};
+use junglezero::nn::bench::raw_throughput;
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::nn::device::parse_device;
 use junglezero::nn::model::ModelConfig;
 use junglezero::player::Limits;
-use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
 
 use crate::cli::{BenchCommand, ConfigArgs};
 
@@ -88,39 +85,9 @@ fn bench_perft(depth: u32, runs: u32) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Positions per second for `threads` threads each running batches of `batch` through
-/// `eval` for about `seconds` (after one warm-up batch each).
-pub fn raw_throughput(eval: &NetEvaluator, batch: usize, threads: usize, seconds: f64) -> f64 {
-    let mut inputs = vec![0.0f32; batch * INPUT_SIZE];
-    let mut g = JungleGame::default();
-    for i in 0..batch {
-        encode(&g, &mut inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
-        if let Some(&m) = g.legal_moves().get(i % 5) {
-            g.play_unchecked(m);
-        }
-        if g.outcome().is_some() {
-            g = JungleGame::default();
-        }
-    }
-    let _ = eval.forward(&inputs, batch);
-    let start = Instant::now();
-    let done = std::sync::atomic::AtomicU64::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| {
-                while start.elapsed().as_secs_f64() < seconds {
-                    let _ = eval.forward(&inputs, batch);
-                    done.fetch_add(batch as u64, std::sync::atomic::Ordering::Relaxed);
-                }
-            });
-        }
-    });
-    done.load(std::sync::atomic::Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
-}
-
 fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
-    let eval = NetEvaluator::random_init(&config.model, &config.hardware, 1).map_err(anyhow::Error::msg)?;
+    let eval = NetEvaluator::random_init(&config.model, &config.hardware, 1)?;
     let flops = config.model.flops_per_position() as f64;
     let mut out = std::io::stdout().lock();
     writeln!(
@@ -145,7 +112,7 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
 /// line is exactly `selfplay evals/s X raw evals/s Y ratio Z`.
 fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
-    let eval = NetEvaluator::random_init(&config.model, &config.hardware, 1).map_err(anyhow::Error::msg)?;
+    let eval = NetEvaluator::random_init(&config.model, &config.hardware, 1)?;
     let workers = config.selfplay.worker_count();
     let mut out = std::io::stdout().lock();
     writeln!(
@@ -157,30 +124,24 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
         config.selfplay.full_sims,
         config.selfplay.fast_sims
     )?;
-    let counters = Counters::default();
-    let opts = RunOptions { deadline: Some(Instant::now() + Duration::from_secs_f64(seconds)), ..RunOptions::from_start(u64::MAX, 7, "random-init", config.rules) };
-    let start = Instant::now();
-    run_selfplay(&eval, &config.mcts, &config.selfplay, &opts, &counters, |_| Ok(()), || {}).map_err(anyhow::Error::msg)?;
-    let secs = start.elapsed().as_secs_f64();
-    let evals = counters.evals.load(Ordering::Relaxed);
-    let batches = counters.batches.load(Ordering::Relaxed).max(1);
-    let in_eval = counters.eval_micros.load(Ordering::Relaxed) as f64 / 1e6;
-    let x = evals as f64 / secs;
-    let mean_batch = (evals as f64 / batches as f64).round().max(1.0) as usize;
+    let r = junglezero::selfplay::bench::measure(&eval, &config.mcts, &config.selfplay, config.rules, seconds);
+    let x = r.evals_per_second();
+    let mean_batch = r.mean_batch().round().max(1.0) as usize;
     writeln!(
         out,
-        "self-play: {evals} evals in {batches} batches (mean batch {mean_batch}), {} moves, {} games, {secs:.1} s, {:.0}% of worker time in the network",
-        counters.moves.load(Ordering::Relaxed),
-        counters.games.load(Ordering::Relaxed),
-        100.0 * in_eval / (secs * workers as f64)
+        "self-play: {} evals in {} batches (mean batch {mean_batch}), {} moves, {} games, {:.1} s, {:.0}% of worker time in the network",
+        r.evals,
+        r.batches.max(1),
+        r.moves,
+        r.games,
+        r.seconds,
+        100.0 * r.eval_seconds / (r.seconds * workers as f64)
     )?;
     let y = raw_throughput(&eval, mean_batch, workers, (seconds / 3.0).clamp(2.0, 10.0));
     writeln!(out, "selfplay evals/s {x:.0} raw evals/s {y:.0} ratio {:.3}", x / y)?;
     Ok(())
 }
 
-/// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
-/// net, on the configured device.
 /// The gate's operating curve: promotion probability against the true Elo difference.
 fn bench_gate(draws: f64, trials: u32, args: &ConfigArgs) -> anyhow::Result<()> {
     use junglezero::arena::gate_curve::{best_case_llr, promotion_curve};
@@ -203,53 +164,28 @@ fn bench_gate(draws: f64, trials: u32, args: &ConfigArgs) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
+/// net, on the configured device.
 fn bench_train(steps: u32, args: &ConfigArgs) -> anyhow::Result<()> {
-    use junglezero::train::batch::Batch;
-    use junglezero::train::trainer::{Trainer, optimizer};
+    use junglezero::train::bench::{seconds_per_step, synthetic_batch};
     let config = super::load_config(args)?;
-    let device = parse_device(&config.hardware.device).map_err(anyhow::Error::msg)?.autodiff();
+    let device = parse_device(&config.hardware.device)?.autodiff();
     let b = config.train.batch_size;
     let mut out = std::io::stdout().lock();
     let mut shapes = vec![("configured", config.model.clone())];
     if config.model != ModelConfig::gpu_sized() {
         shapes.push(("gpu-sized", ModelConfig::gpu_sized()));
     }
-    // A synthetic batch: real positions from random games, uniform policy and random results.
-    let mut batch = Batch {
-        inputs: ndarray::Array4::zeros((b, junglezero::jungle::encode::PLANES, 9, 7)),
-        policy: ndarray::Array2::from_elem((b, junglezero::jungle::encode::ACTIONS), 1.0 / 252.0),
-        wdl: ndarray::Array2::zeros((b, 3)),
-        moves_left: ndarray::Array1::from_elem(b, 3.0),
-    };
-    let mut g = JungleGame::default();
-    for i in 0..b {
-        let mut planes = batch.inputs.index_axis_mut(ndarray::Axis(0), i);
-        encode(&g, planes.as_slice_mut().expect("contiguous"));
-        batch.wdl[[i, i % 3]] = 1.0;
-        match g.legal_moves().get(i % 7) {
-            Some(&m) if g.outcome().is_none() => g.play_unchecked(m),
-            _ => g = JungleGame::default(),
-        }
-    }
+    let batch = synthetic_batch(b);
     for (label, model) in shapes {
-        device.seed(1);
-        let net = model.init(&device);
-        let mut trainer = Trainer::new(net, optimizer(&config.train), device.clone(), &model, &config.train, 0);
-        trainer.step(&batch);
-        trainer.step(&batch);
-        let start = Instant::now();
-        for _ in 0..steps.max(1) {
-            trainer.step(&batch);
-        }
-        let secs = start.elapsed().as_secs_f64();
-        let rate = steps.max(1) as f64 * b as f64 / secs;
+        let per_step = seconds_per_step(&model, &config.train, &device, &batch, steps);
         writeln!(
             out,
-            "train {label} net {} batch {b} device {} optimizer {:?}: {rate:.0} samples/s ({:.3} s/step)",
+            "train {label} net {} batch {b} device {} optimizer {:?}: {:.0} samples/s ({per_step:.3} s/step)",
             model.describe(),
             config.hardware.device,
             config.train.optimizer,
-            secs / steps.max(1) as f64
+            b as f64 / per_step
         )?;
     }
     Ok(())

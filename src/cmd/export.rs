@@ -7,7 +7,7 @@ use crate::cli::ExportArgs;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let meta = modelfile::read_meta(&args.model)?;
-    let eval = NetEvaluator::from_file(&args.model, parse_device("flex").map_err(anyhow::Error::msg)?)?;
+    let eval = NetEvaluator::from_file(&args.model, parse_device("flex")?)?;
     let rules: Rules = meta
         .rules
         .parse()

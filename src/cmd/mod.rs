@@ -50,7 +50,7 @@ pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, seed: u
     use junglezero::nn::burn_eval::NetEvaluator;
     Ok(match &choice.model {
         Some(path) => NetEvaluator::load(path, &config.hardware)?,
-        None => NetEvaluator::random_init(&config.model, &config.hardware, seed).map_err(anyhow::Error::msg)?,
+        None => NetEvaluator::random_init(&config.model, &config.hardware, seed)?,
     })
 }
 

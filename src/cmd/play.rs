@@ -20,7 +20,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     };
     // The game's rules (with --rules applied) are the ones the players evaluate under.
     let settings = PlayerSettings { rules: *game.rules(), ..config.players() };
-    let mut engine: Box<dyn Player<JungleGame>> = PlayerFactory::new(spec, &settings).map_err(anyhow::Error::msg)?.make(0).map_err(anyhow::Error::msg)?.player;
+    let mut engine: Box<dyn Player<JungleGame>> = PlayerFactory::new(spec, &settings)?.make(0)?.player;
     let human = match args.human {
         Colour::Red => Side::Red,
         Colour::Blue => Side::Blue,

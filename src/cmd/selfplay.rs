@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use junglezero::mcts::Evaluator;
-use junglezero::selfplay::record::{GameRecord, write_shard};
+use junglezero::selfplay::shards::ShardWriter;
 use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
 
 use super::progress::{bar, per_sec};
@@ -36,21 +36,8 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     let counters = Counters::default();
     let pb = bar(args.games, "games");
     let start = Instant::now();
-    let mut pending: Vec<GameRecord> = Vec::new();
-    let mut shards = 0u64;
     let plies = std::cell::Cell::new(0u64);
-    let per_shard = config.selfplay.games_per_shard;
-    let flush = |pending: &mut Vec<GameRecord>, shards: &mut u64| -> Result<(), String> {
-        if pending.is_empty() {
-            return Ok(());
-        }
-        let path = out.join(format!("selfplay-{seed:016x}-{:05}.jzg", *shards));
-        write_shard(&path, pending).map_err(|e| e.to_string())?;
-        tracing::debug!("wrote {} games to {}", pending.len(), path.display());
-        *shards += 1;
-        pending.clear();
-        Ok(())
-    };
+    let mut writer = ShardWriter::new(&out, "selfplay", config.selfplay.games_per_shard);
     let result = run_selfplay(
         &evaluator,
         &config.mcts,
@@ -59,11 +46,10 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         &counters,
         |rec| {
             plies.set(plies.get() + rec.moves.len() as u64);
-            pending.push(rec);
-            if pending.len() >= per_shard {
-                flush(&mut pending, &mut shards)?;
+            if let Some(path) = writer.push(rec)? {
+                tracing::debug!("wrote {}", path.display());
             }
-            Ok(())
+            Ok::<(), junglezero::store::StoreError>(())
         },
         || {
             let secs = start.elapsed().as_secs_f64();
@@ -77,8 +63,11 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
             ));
         },
     );
-    result.map_err(anyhow::Error::msg)?;
-    flush(&mut pending, &mut shards).map_err(anyhow::Error::msg)?;
+    // Finished games are written even when a shard write failed part way.
+    let last = writer.flush();
+    result?;
+    last?;
+    let shards = writer.shards();
     pb.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
     let games = counters.games.load(Ordering::Relaxed);

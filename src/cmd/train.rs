@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicBool;
 use indicatif::ProgressBar;
 use junglezero::config::Config;
 use junglezero::store::run::RunDir;
-use junglezero::pipeline::{Pipeline, gate_run, selfplay_into_run};
+use junglezero::pipeline::{Pipeline, gate_run};
+use junglezero::selfplay::stage::play_into_run;
 
 use super::progress::bar;
 use crate::cli::{RunArgs, TrainArgs};
@@ -155,7 +156,8 @@ pub fn selfplay_for_run(path: &Path, games: u64, set: &[String]) -> anyhow::Resu
     tracing::info!("self-play for run {} with gen-{g:04}: {games} games", path.display());
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
-    let s = selfplay_into_run(&run, &config, &evaluator, g, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
+    let stage = config.selfplay_stage();
+    let s = play_into_run(&run, &stage, &evaluator, evaluator.id(), g, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
     bars.finish();
     let s = s?;
     println!("selfplay games {} moves {} evals {} time {:.1} s", s.games, s.moves, s.evals, s.seconds);

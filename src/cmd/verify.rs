@@ -5,7 +5,7 @@ use std::io::Write;
 use crate::cli::VerifyArgs;
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
-    let a = junglezero::audit::audit(&args.run).map_err(anyhow::Error::msg)?;
+    let a = junglezero::audit::audit(&args.run)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&a)?)?;

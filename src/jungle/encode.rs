@@ -110,8 +110,15 @@ pub fn encode_parts(pos: &Position, rules: &Rules, repeated: bool, out: &mut [f3
 /// The action index of a legal move of the side to move.
 #[inline]
 pub fn action_index(side: Side, mv: Move) -> usize {
-    let d = direction(mv.from().index(), mv.to().index()).expect("a move is a step or a jump");
-    view_dir(d, side).index() * BOARD_SQUARES + view(mv.from(), side).index()
+    try_action_index(side, mv).expect("a move is a step or a jump")
+}
+
+/// The action index of any step or jump seen from `side`'s end of the board (a move of either
+/// side); `None` for a move that is neither (as a damaged record can hold).
+#[inline]
+pub fn try_action_index(side: Side, mv: Move) -> Option<usize> {
+    let d = direction(mv.from().index(), mv.to().index())?;
+    Some(view_dir(d, side).index() * BOARD_SQUARES + view(mv.from(), side).index())
 }
 
 /// The move an action stands for in `game`'s position, if that piece can move that way at all

@@ -49,6 +49,15 @@ impl History {
         self.entries.push(Entry { hash: root_hash, reps: 1, window: 0, twice: 0 });
     }
 
+    /// Makes this history the part of `source` that repetition can still reach: the positions
+    /// since the last capture, renumbered from 0 (they all share one window). Counts of
+    /// occurrences and every later answer are those `source` gives.
+    pub fn copy_window_from(&mut self, source: &History) {
+        self.entries.clear();
+        let start = source.entries.last().map_or(0, |e| e.window as usize);
+        self.entries.extend(source.entries[start..].iter().map(|e| Entry { window: 0, ..*e }));
+    }
+
     /// Records the position reached by a move; `capture` starts a new window.
     #[inline]
     pub fn push(&mut self, hash: u64, capture: bool) {
@@ -129,6 +138,36 @@ mod tests {
         assert_eq!(h.current_reps(), 1);
         assert!(!h.may_repeat());
         h.pop();
+        assert_eq!(h.current_reps(), 3);
+    }
+
+    #[test]
+    fn a_window_copy_answers_as_the_whole_history() {
+        // A cycle of four positions with a capture part way: the copy keeps the positions
+        // since the capture and must count every later occurrence as the original does.
+        let seq = [1u64, 2, 3, 4];
+        let mut h = History::new(9);
+        for ply in 1..=5 {
+            h.push(seq[ply % 4], false);
+        }
+        h.push(7, true);
+        for ply in 1..=6 {
+            h.push(seq[ply % 4], false);
+        }
+        let mut copy = History::new(0);
+        copy.copy_window_from(&h);
+        assert_eq!(copy.len(), 7, "the capture's entry and the six after it");
+        assert_eq!(copy.current_reps(), h.current_reps());
+        assert_eq!(copy.may_repeat(), h.may_repeat());
+        for next in [1u64, 2, 3, 4, 7, 9] {
+            assert_eq!(copy.occurrences(next), h.occurrences(next), "next position {next}");
+        }
+        for ply in 7..=12 {
+            h.push(seq[ply % 4], false);
+            copy.push(seq[ply % 4], false);
+            assert_eq!(copy.current_reps(), h.current_reps(), "ply {ply}");
+            assert_eq!(copy.may_repeat(), h.may_repeat(), "ply {ply}");
+        }
         assert_eq!(h.current_reps(), 3);
     }
 }

@@ -237,6 +237,19 @@ impl Game for JungleGame {
         list
     }
 
+    /// The position, the rules and the history since the last capture (all repetition can
+    /// still reach). The copy's root is `source`'s current position and its move list starts
+    /// empty: it serves search, which only plays forward (`undo` on it would replay from that
+    /// root without the earlier positions).
+    fn copy_for_search(&mut self, source: &Self) {
+        self.pos = source.pos;
+        self.rules = source.rules;
+        self.history.copy_window_from(&source.history);
+        self.root = source.pos;
+        self.moves.clear();
+        self.turn = source.turn;
+    }
+
     #[inline]
     fn play_unchecked(&mut self, mv: Move) {
         self.play_move_unchecked(mv);

@@ -57,6 +57,8 @@ pub struct Search<G: Encode> {
     chance_buf: Vec<(G::Move, f32)>,
     prior_buf: Vec<f32>,
     pair_buf: Vec<(u16, f32)>,
+    /// A prior per action, all zero between uses (cache hits look their priors up here).
+    by_action: Vec<f32>,
     config: MctsConfig,
     rng: ChaCha8Rng,
     /// Apply Dirichlet noise (Gumbel: sample the Gumbel variables) as soon as the root is
@@ -90,6 +92,7 @@ impl<G: Encode> Search<G> {
             chance_buf: Vec::with_capacity(G::MAX_MOVES),
             prior_buf: Vec::with_capacity(G::MAX_MOVES),
             pair_buf: Vec::with_capacity(G::MAX_MOVES),
+            by_action: vec![0.0; G::ACTIONS],
             config: config.clone(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             noise_pending: false,
@@ -366,17 +369,11 @@ impl<G: Encode> Search<G> {
         }
     }
 
-    /// Expands `id` (whose state is in `scratch`) with the priors of `pairs` (action, prior),
-    /// renormalised over the legal moves (moves missing from `pairs` get 0; all missing means
-    /// uniform). Fresh network output goes through here too, after being stored in the cache,
-    /// so a cache hit expands exactly as the original evaluation did.
-    fn expand_player(&mut self, id: u32, to_move: u8, pairs: &[(u16, f32)]) {
-        let moves = self.scratch.legal_moves();
-        self.prior_buf.clear();
-        for &m in moves.iter() {
-            let a = self.scratch.action_index(m) as u16;
-            self.prior_buf.push(pairs.iter().find(|(pa, _)| *pa == a).map_or(0.0, |(_, p)| *p));
-        }
+    /// Expands `id` (whose state is in `scratch` and whose legal moves are `moves`) with the
+    /// priors in `prior_buf`, one per move in order, renormalised (all zero means uniform).
+    /// Fresh network output goes through here too, after being stored in the cache, so a
+    /// cache hit expands exactly as the original evaluation did.
+    fn expand_player(&mut self, id: u32, to_move: u8, moves: &[G::Move]) {
         let total: f32 = self.prior_buf.iter().sum();
         let uniform = 1.0 / moves.len().max(1) as f32;
         let priors = &self.prior_buf;
@@ -392,11 +389,28 @@ impl<G: Encode> Search<G> {
         }
     }
 
+    /// Fills `prior_buf` with the prior of each of `moves` (the scratch state's) from cached
+    /// (action, prior) pairs; a move without a pair gets 0. Looked up through a table indexed
+    /// by action, which is left all zero again.
+    fn priors_from_pairs(&mut self, moves: &[G::Move], pairs: &[(u16, f32)]) {
+        // In reverse, so that the first pair of an action wins.
+        for &(a, p) in pairs.iter().rev() {
+            self.by_action[a as usize] = p;
+        }
+        self.prior_buf.clear();
+        for &m in moves {
+            self.prior_buf.push(self.by_action[self.scratch.action_index(m)]);
+        }
+        for &(a, _) in pairs {
+            self.by_action[a as usize] = 0.0;
+        }
+    }
+
     /// Runs one simulation until it finishes or needs the network.
     pub fn select(&mut self, cache: &mut NnCache) -> Step<'_, G> {
         debug_assert!(self.pending.is_none(), "complete() the pending leaf first");
         self.path.clear();
-        self.scratch.clone_from(&self.root_state);
+        self.scratch.copy_for_search(&self.root_state);
         let mut id = ROOT;
         self.path.push(id);
         loop {
@@ -441,7 +455,9 @@ impl<G: Encode> Search<G> {
                         let key = self.scratch.input_hash();
                         if let Some((v, m, pairs)) = cache.get(key) {
                             let v_first = v * sign(player_index(p));
-                            self.expand_player(id, player_index(p), pairs);
+                            let moves = self.scratch.legal_moves();
+                            self.priors_from_pairs(&moves, pairs);
+                            self.expand_player(id, player_index(p), &moves);
                             self.tree.nodes[id as usize].terminal_value = v_first;
                             self.backprop(v_first, m);
                             return Step::Done;
@@ -461,7 +477,8 @@ impl<G: Encode> Search<G> {
         let Some(id) = self.pending.take() else { return };
         let Turn::Player(p) = self.scratch.turn() else { return };
         let inv_t = 1.0 / self.config.policy_temperature.max(1e-3);
-        // Softmax over the legal moves only; subtract the max for stability.
+        // Softmax over the legal moves only; subtract the max for stability. The moves are
+        // generated once here and expanded in the same order.
         let moves = self.scratch.legal_moves();
         let mut pairs = std::mem::take(&mut self.pair_buf);
         pairs.clear();
@@ -480,8 +497,10 @@ impl<G: Encode> Search<G> {
             slot.1 /= total;
         }
         cache.insert(self.scratch.input_hash(), value, moves_left, pairs.iter().copied());
-        self.expand_player(id, player_index(p), &pairs);
+        self.prior_buf.clear();
+        self.prior_buf.extend(pairs.iter().map(|&(_, prior)| prior));
         self.pair_buf = pairs;
+        self.expand_player(id, player_index(p), &moves);
         let v_first = value * sign(player_index(p));
         self.tree.nodes[id as usize].terminal_value = v_first;
         self.backprop(v_first, moves_left);

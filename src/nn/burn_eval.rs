@@ -42,16 +42,16 @@ impl NetEvaluator {
 
     /// Loads a model file onto the configured device (fused CPU path when configured).
     pub fn load(path: &std::path::Path, hw: &HardwareConfig) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
-        let device = parse_device(&hw.device).map_err(|message| super::modelfile::ModelFileError::Header {
+        let device = parse_device(&hw.device).map_err(|e| super::modelfile::ModelFileError::Header {
             path: path.display().to_string(),
-            message,
+            message: e.to_string(),
         })?;
         let e = NetEvaluator::from_file(path, device)?;
         Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
     }
 
     /// An untrained network on the configured device.
-    pub fn random_init(model: &ModelConfig, hw: &HardwareConfig, seed: u64) -> Result<NetEvaluator, String> {
+    pub fn random_init(model: &ModelConfig, hw: &HardwareConfig, seed: u64) -> Result<NetEvaluator, super::device::DeviceError> {
         let e = NetEvaluator::random(model, parse_device(&hw.device)?, seed);
         Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
     }
@@ -100,10 +100,30 @@ impl NetEvaluator {
     }
 }
 
+thread_local! {
+    /// Win/draw/loss probabilities of the fused path's last batch on this thread.
+    static WDL: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Evaluator<JungleGame> for NetEvaluator {
     fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], out: Outputs<'_>) {
         let n = states.len();
         if n == 0 {
+            return;
+        }
+        if let Some(f) = &self.fused {
+            // Straight into the caller's buffers; only the win/draw/loss triples need room.
+            WDL.with(|wdl| {
+                let wdl = &mut *wdl.borrow_mut();
+                if wdl.len() < n * 3 {
+                    wdl.resize(n * 3, 0.0);
+                }
+                f.forward_into(inputs, n, &mut out.policy[..n * ACTIONS], &mut wdl[..n * 3], &mut out.moves_left[..n]);
+                for i in 0..n {
+                    out.value[i] = wdl[3 * i] - wdl[3 * i + 2];
+                    out.moves_left[i] = if f.has_moves_left() { out.moves_left[i] * MOVES_LEFT_UNIT } else { f32::NAN };
+                }
+            });
             return;
         }
         let o = self.forward(inputs, n);

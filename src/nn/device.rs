@@ -25,7 +25,9 @@ impl Default for HardwareConfig {
 impl HardwareConfig {
     /// The device name names a backend compiled into this binary.
     pub fn validate(&self) -> Result<(), crate::check::ConfigError> {
-        parse_device(&self.device).map(drop).map_err(|message| crate::check::ConfigError::Invalid { key: "hardware.device".into(), message })
+        parse_device(&self.device)
+            .map(drop)
+            .map_err(|e| crate::check::ConfigError::Invalid { key: "hardware.device".into(), message: e.to_string() })
     }
 }
 
@@ -50,17 +52,24 @@ pub fn compiled_backends() -> Vec<&'static str> {
     v
 }
 
+/// Why a device name cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    #[error("device '{name}' needs a build with the '{feature}' feature (cargo build --release --features {feature}); this build has: {built}")]
+    NotBuilt { name: String, feature: &'static str, built: String },
+    #[error("bad device index in '{0}'")]
+    BadIndex(String),
+    #[error("unknown device '{name}' (known: {known})")]
+    Unknown { name: String, known: &'static str },
+}
+
 /// Parses a device name; a backend missing from this build is an error naming the feature to
 /// build with.
-pub fn parse_device(name: &str) -> Result<Device, String> {
-    let missing = |feature: &str| {
-        format!(
-            "device '{name}' needs a build with the '{feature}' feature (cargo build --release --features {feature}); this build has: {}",
-            compiled_backends().join(", ")
-        )
-    };
+pub fn parse_device(name: &str) -> Result<Device, DeviceError> {
+    #[allow(unused)]
+    let missing = |feature: &'static str| DeviceError::NotBuilt { name: name.into(), feature, built: compiled_backends().join(", ") };
     let (kind, index) = match name.split_once(':') {
-        Some((k, i)) => (k, Some(i.parse::<usize>().map_err(|_| format!("bad device index in '{name}'"))?)),
+        Some((k, i)) => (k, Some(i.parse::<usize>().map_err(|_| DeviceError::BadIndex(name.into()))?)),
         None => (name, None),
     };
     match kind {
@@ -95,11 +104,28 @@ pub fn parse_device(name: &str) -> Result<Device, String> {
             #[cfg(not(feature = "cuda"))]
             return Err(missing("cuda"));
         }
-        _ => Err(format!("unknown device '{name}' (known: {DEVICE_NAMES})")),
+        _ => Err(DeviceError::Unknown { name: name.into(), known: DEVICE_NAMES }),
     }
 }
 
 /// Whether a device name is the CPU (where the fused inference path applies).
 pub fn is_cpu(name: &str) -> bool {
     matches!(name.split(':').next(), Some("flex" | "cpu"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_names_are_checked_with_a_reason() {
+        assert!(parse_device("flex").is_ok());
+        let e = parse_device("tpu").unwrap_err().to_string();
+        assert!(e.contains("unknown device 'tpu'") && e.contains("cuda:N"), "{e}");
+        assert_eq!(parse_device("cuda:x").unwrap_err(), DeviceError::BadIndex("cuda:x".into()));
+        if !cfg!(feature = "wgpu") {
+            let e = parse_device("wgpu").unwrap_err().to_string();
+            assert!(e.contains("needs a build with the 'wgpu' feature") && e.contains("this build has: flex"), "{e}");
+        }
+    }
 }

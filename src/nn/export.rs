@@ -133,6 +133,8 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
             "blocks": m.blocks, "channels": m.channels, "policy_channels": m.policy_channels,
             "value_channels": m.value_channels, "value_hidden": m.value_hidden,
             "moves_left": m.moves_left,
+            "opponent_policy": m.opponent_policy,
+            "short_value": m.short_value,
             "batch_norm_epsilon": 1e-5,
             "convolutions": "3x3 with padding 1 in the stem and the blocks, no bias; 1x1 in the heads",
             "residual_block": "x + BN(conv(ReLU(BN(conv(x))))) then ReLU",
@@ -164,6 +166,16 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
         "value": {"output": "3 logits: win, draw, loss for the side to move (softmax); value = P(win) - P(loss)"},
         "moves_left": if m.moves_left {
             json!({"weights": "moves_left.conv, moves_left.bn, moves_left.fc1, moves_left.fc2", "layers": "1x1 conv -> BN -> ReLU -> flatten (C,H,W) -> linear -> ReLU -> linear to 1 -> ReLU", "output": format!("plies to the end of the game / {}", crate::nn::model::MOVES_LEFT_UNIT)})
+        } else {
+            json!(null)
+        },
+        "opponent_policy": if m.opponent_policy {
+            json!({"weights": "opponent_out.{weight,bias}", "layers": "1x1 conv with bias to 4 channels on the policy head's hidden layer (after its BN and ReLU)", "output": "logits of the opponent's reply in the policy's layout (a training target only; not exported in the samples)"})
+        } else {
+            json!(null)
+        },
+        "short_value": if m.short_value {
+            json!({"weights": "short_value_out.{weight,bias}", "layers": "linear from the value head's hidden layer (after its ReLU) to 1, then tanh", "output": "discounted search values of the next plies (a training target only; not exported in the samples)"})
         } else {
             json!(null)
         },

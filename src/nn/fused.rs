@@ -236,23 +236,39 @@ impl FusedNet {
     /// Large batches run in chunks of [`CHUNK`] positions so that the activations and patch
     /// matrices stay in cache (measured: batch 256 in one piece is ~2x slower per position).
     pub fn forward(&self, inputs: &[f32], n: usize) -> HostOutputs {
-        if n <= CHUNK {
-            return self.forward_chunk(inputs, n);
-        }
         let ml = if self.moves_left.is_some() { n } else { 0 };
-        let mut out = HostOutputs { policy: Vec::with_capacity(n * ACTIONS), wdl: Vec::with_capacity(n * 3), moves_left: Vec::with_capacity(ml) };
-        let per = PLANES * SQ;
-        for start in (0..n).step_by(CHUNK) {
-            let m = CHUNK.min(n - start);
-            let o = self.forward_chunk(&inputs[start * per..(start + m) * per], m);
-            out.policy.extend_from_slice(&o.policy);
-            out.wdl.extend_from_slice(&o.wdl);
-            out.moves_left.extend_from_slice(&o.moves_left);
-        }
+        let mut out = HostOutputs { policy: vec![0.0; n * ACTIONS], wdl: vec![0.0; n * 3], moves_left: vec![0.0; ml] };
+        self.forward_into(inputs, n, &mut out.policy, &mut out.wdl, &mut out.moves_left);
         out
     }
 
-    fn forward_chunk(&self, inputs: &[f32], n: usize) -> HostOutputs {
+    /// Whether the network predicts moves left.
+    pub fn has_moves_left(&self) -> bool {
+        self.moves_left.is_some()
+    }
+
+    /// [`forward`](Self::forward) into the caller's buffers, allocating nothing once the
+    /// thread's scratch space has grown: `policy` takes `n × 252` logits, `wdl` `n × 3`
+    /// probabilities and `moves_left` `n` predictions (left alone when it is shorter than `n`,
+    /// as without the head).
+    pub fn forward_into(&self, inputs: &[f32], n: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {
+        let per = PLANES * SQ;
+        let with_ml = self.moves_left.is_some() && moves_left.len() >= n;
+        for start in (0..n).step_by(CHUNK) {
+            let m = CHUNK.min(n - start);
+            let ml: &mut [f32] = if with_ml { &mut moves_left[start..start + m] } else { &mut [] };
+            self.forward_chunk(
+                &inputs[start * per..(start + m) * per],
+                m,
+                &mut policy[start * ACTIONS..(start + m) * ACTIONS],
+                &mut wdl[start * 3..(start + m) * 3],
+                ml,
+            );
+        }
+    }
+
+    /// One chunk of at most [`CHUNK`] positions into the output slices (sized for them).
+    fn forward_chunk(&self, inputs: &[f32], n: usize, policy: &mut [f32], logits: &mut [f32], moves_left: &mut [f32]) {
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
             let ch = self.stem.cout;
@@ -279,7 +295,6 @@ impl FusedNet {
             // Policy head: [n*63, 4] -> logits[dir * 63 + square].
             self.policy_hidden.apply(&s.a, n, &mut s.b, &mut s.patches, None, true);
             self.policy_out.apply(&s.b, n, &mut s.c, &mut s.patches, None, false);
-            let mut policy = vec![0.0f32; n * ACTIONS];
             for b in 0..n {
                 for q in 0..SQ {
                     for d in 0..4 {
@@ -288,20 +303,17 @@ impl FusedNet {
                 }
             }
             // Moves-left head (before the value head reuses the scratch buffers).
-            let mut moves_left = Vec::new();
-            if let Some((conv, fc1, fc2)) = &self.moves_left {
+            if let Some((conv, fc1, fc2)) = self.moves_left.as_ref().filter(|_| moves_left.len() >= n) {
                 conv.apply(&s.a, n, &mut s.b, &mut s.patches, None, true);
                 fc1.apply(&s.b, n, &mut s.c, true);
-                moves_left = vec![0.0f32; n];
-                fc2.apply(&s.c[..n * fc1.outputs], n, &mut moves_left, true);
+                fc2.apply(&s.c[..n * fc1.outputs], n, moves_left, true);
             }
             // Value head.
             self.value_conv.apply(&s.a, n, &mut s.b, &mut s.patches, None, true);
             let hidden = self.fc1.outputs;
             self.fc1.apply(&s.b, n, &mut s.c, true);
-            let mut logits = vec![0.0f32; n * 3];
-            self.fc2.apply(&s.c[..n * hidden], n, &mut logits, false);
-            for row in logits.chunks_exact_mut(3) {
+            self.fc2.apply(&s.c[..n * hidden], n, logits, false);
+            for row in logits[..n * 3].chunks_exact_mut(3) {
                 let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                 let mut sum = 0.0;
                 for v in row.iter_mut() {
@@ -312,7 +324,6 @@ impl FusedNet {
                     *v /= sum;
                 }
             }
-            HostOutputs { policy, wdl: logits, moves_left }
         })
     }
 }

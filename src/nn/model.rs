@@ -13,6 +13,12 @@
 //!   than a scalar because draws are common in Jungle (the no-capture limit, repetition under
 //!   `draw`); cross-entropy on three outcomes trains faster and keeps the draw rate visible.
 //!
+//! - opponent-policy head (optional, `model.opponent_policy`; KataGo's auxiliary target): a
+//!   second 1×1 conv (with bias) to 4 channels on the policy head's hidden layer, predicting the
+//!   reply the opponent plays next in the same action layout. Training only: search never reads it.
+//! - short-term value head (optional, `model.short_value`; KataGo's auxiliary target): a
+//!   linear layer from the value head's hidden layer to 1, then tanh: the search values of
+//!   the next few plies, discounted (see `train::replay::SHORT_VALUE_HORIZON`). Training only.
 //! - moves-left head (optional, `model.moves_left`; lc0's): 1×1 conv to `value_channels`, BN,
 //!   ReLU, flatten, linear to `value_hidden`, ReLU, linear to 1, ReLU: the plies left until the
 //!   game ends, in units of [`MOVES_LEFT_UNIT`] plies. MCTS uses it to prefer the faster win and
@@ -54,18 +60,33 @@ pub struct ModelConfig {
     /// A moves-left head (plies to the end of the game). Model files written before it existed
     /// read as `false`.
     pub moves_left: bool,
+    /// An opponent-policy head (the opponent's next move, an auxiliary training target).
+    /// Model files written before it existed read as `false`.
+    pub opponent_policy: bool,
+    /// A short-term value head (the discounted search values of the next plies, an auxiliary
+    /// training target). Model files written before it existed read as `false`.
+    pub short_value: bool,
 }
 
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig { blocks: 4, channels: 32, policy_channels: 16, value_channels: 4, value_hidden: 64, moves_left: false }
+        ModelConfig {
+            blocks: 4,
+            channels: 32,
+            policy_channels: 16,
+            value_channels: 4,
+            value_hidden: 64,
+            moves_left: false,
+            opponent_policy: false,
+            short_value: false,
+        }
     }
 }
 
 impl ModelConfig {
     /// The network `configs/gpu.toml` trains (for benchmarks of a GPU-sized net).
     pub fn gpu_sized() -> ModelConfig {
-        ModelConfig { blocks: 10, channels: 128, policy_channels: 32, value_channels: 8, value_hidden: 128, moves_left: false }
+        ModelConfig { blocks: 10, channels: 128, policy_channels: 32, value_channels: 8, value_hidden: 128, ..ModelConfig::default() }
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -86,10 +107,10 @@ impl ModelConfig {
         let stem = conv3(PLANES as u64, c);
         let tower = self.blocks as u64 * 2 * conv3(c, c);
         let pc = self.policy_channels as u64;
-        let policy = conv1(c, pc) + conv1(pc, 4);
+        let policy = conv1(c, pc) + conv1(pc, 4) * if self.opponent_policy { 2 } else { 1 };
         let vc = self.value_channels as u64;
         let vh = self.value_hidden as u64;
-        let value = conv1(c, vc) + 2 * vc * sq * vh + 2 * vh * 3;
+        let value = conv1(c, vc) + 2 * vc * sq * vh + 2 * vh * if self.short_value { 4 } else { 3 };
         let moves_left = if self.moves_left { conv1(c, vc) + 2 * vc * sq * vh + 2 * vh } else { 0 };
         stem + tower + policy + value + moves_left
     }
@@ -100,11 +121,16 @@ impl ModelConfig {
         let sq = (ROWS * COLS) as u64;
         let (c, pc, vc, vh) = (self.channels as u64, self.policy_channels as u64, self.value_channels as u64, self.value_hidden as u64);
         let head = c * vc + vc * sq * vh;
-        9 * PLANES as u64 * c + self.blocks as u64 * 2 * 9 * c * c + c * pc + pc * 4 + head + vh * 3 + if self.moves_left { head + vh } else { 0 }
+        let policy = c * pc + pc * 4 * if self.opponent_policy { 2 } else { 1 };
+        let value = head + vh * if self.short_value { 4 } else { 3 };
+        9 * PLANES as u64 * c + self.blocks as u64 * 2 * 9 * c * c + policy + value + if self.moves_left { head + vh } else { 0 }
     }
 
     pub fn describe(&self) -> String {
-        format!("{}x{}{}", self.blocks, self.channels, if self.moves_left { "+ml" } else { "" })
+        let ml = if self.moves_left { "+ml" } else { "" };
+        let op = if self.opponent_policy { "+op" } else { "" };
+        let sv = if self.short_value { "+sv" } else { "" };
+        format!("{}x{}{ml}{op}{sv}", self.blocks, self.channels)
     }
 
     pub fn init(&self, device: &Device) -> Net {
@@ -123,10 +149,12 @@ impl ModelConfig {
             policy_conv: conv(c, self.policy_channels, 1, false, device),
             policy_bn: bn(self.policy_channels, device),
             policy_out: conv(self.policy_channels, 4, 1, true, device),
+            opponent_out: self.opponent_policy.then(|| conv(self.policy_channels, 4, 1, true, device)),
             value_conv: conv(c, self.value_channels, 1, false, device),
             value_bn: bn(self.value_channels, device),
             value_fc1: LinearConfig::new(self.value_channels * ROWS * COLS, self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
+            short_value_out: self.short_value.then(|| LinearConfig::new(self.value_hidden, 1).init(device)),
             moves_left: self.moves_left.then(|| MovesLeftHead {
                 conv: conv(c, self.value_channels, 1, false, device),
                 bn: bn(self.value_channels, device),
@@ -190,6 +218,8 @@ pub struct Net {
     value_fc1: Linear,
     value_fc2: Linear,
     moves_left: Option<MovesLeftHead>,
+    opponent_out: Option<Conv2d>,
+    short_value_out: Option<Linear>,
 }
 
 /// What one forward pass produces.
@@ -200,6 +230,10 @@ pub struct Outputs {
     pub wdl: Tensor<2>,
     /// Plies left / [`MOVES_LEFT_UNIT`], `[batch, 1]` (networks with the head only).
     pub moves_left: Option<Tensor<2>>,
+    /// Logits of the opponent's reply `[batch, 252]` (networks with the head only).
+    pub opponent_policy: Option<Tensor<2>>,
+    /// The short-term value in [-1, 1], `[batch, 1]` (networks with the head only).
+    pub short_value: Option<Tensor<2>>,
 }
 
 /// References to every layer, for code that reads the weights (the fused CPU path).
@@ -248,11 +282,13 @@ impl Net {
             x = block.forward(x);
         }
         let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
+        let opponent_policy = self.opponent_out.as_ref().map(|c| c.forward(p.clone()).reshape([b, ACTIONS]));
         let p = self.policy_out.forward(p).reshape([b, ACTIONS]); // [b, 4, 9, 7] -> [b, 252]
         let moves_left = self.moves_left.as_ref().map(|h| h.forward(x.clone()));
         let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
         let v = relu(self.value_fc1.forward(v.flatten::<2>(1, 3)));
-        Outputs { policy: p, wdl: self.value_fc2.forward(v), moves_left }
+        let short_value = self.short_value_out.as_ref().map(|l| l.forward(v.clone()).tanh());
+        Outputs { policy: p, wdl: self.value_fc2.forward(v), moves_left, opponent_policy, short_value }
     }
 }
 

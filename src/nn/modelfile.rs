@@ -57,10 +57,19 @@ pub enum ModelFileError {
     Store(#[from] StoreError),
 }
 
+/// Why a network could not be turned into a model file's bytes.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeError {
+    #[error("cannot write the header: {0}")]
+    Header(#[from] toml::ser::Error),
+    #[error("cannot serialise the weights: {0}")]
+    Weights(#[from] burn::store::RecordError),
+}
+
 /// The file's bytes for `net` with `meta`.
-pub fn encode(net: &Net, meta: &ModelMeta) -> Result<Vec<u8>, String> {
-    let header = toml::to_string(meta).map_err(|e| e.to_string())?;
-    let weights = net.clone().into_record().into_bytes().map_err(|e| e.to_string())?;
+pub fn encode(net: &Net, meta: &ModelMeta) -> Result<Vec<u8>, EncodeError> {
+    let header = toml::to_string(meta)?;
+    let weights = net.clone().into_record().into_bytes()?;
     let mut out = framed::begin(&MODEL_FORMAT, weights.len() + header.len() + 16);
     out.put_bytes32(header.as_bytes());
     out.put_bytes64(&weights);
@@ -174,7 +183,7 @@ mod tests {
     #[test]
     fn a_header_claiming_a_huge_network_is_refused_before_it_is_built() {
         let device = crate::nn::device::parse_device("flex").unwrap();
-        for model in [ModelConfig::default(), ModelConfig { moves_left: true, ..ModelConfig::gpu_sized() }] {
+        for model in [ModelConfig::default(), ModelConfig { moves_left: true, ..ModelConfig::gpu_sized() }, ModelConfig { opponent_policy: true, short_value: true, ..ModelConfig::default() }] {
             let n = model.init(&device).num_params() as u64;
             assert!(model.weight_count() <= n && n < model.weight_count() * 11 / 10, "{} of {n}", model.weight_count());
         }

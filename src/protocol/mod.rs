@@ -73,7 +73,7 @@ impl Server {
             match parse::parse(&line) {
                 Ok(Command::Quit) => break,
                 Ok(cmd) => self.handle(cmd),
-                Err(e) => self.error(&e),
+                Err(e) => self.error(&e.to_string()),
             }
         }
         self.stop();
@@ -210,7 +210,7 @@ impl Server {
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         match self.options.set(name, value) {
-            Err(e) => self.error(&e),
+            Err(e) => self.error(&e.to_string()),
             Ok(effect) => {
                 if effect.rebuild_player {
                     self.rebuild_player();

@@ -3,11 +3,31 @@
 
 use std::sync::Arc;
 
-use crate::arena::spec::{PlayerFactory, PlayerSpec};
+use crate::arena::spec::{PlayerError, PlayerFactory, PlayerSpec};
 use crate::config::Config;
-use crate::jungle::{JungleGame, Repetition, Rules};
+use crate::jungle::{JungleGame, Repetition, Rules, RulesError};
 use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::modelfile::ModelFileError;
 use crate::player::Player;
+
+/// Why a `setoption` was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum OptionError {
+    #[error("option '{0}' needs a value")]
+    NoValue(String),
+    #[error("option '{name}' needs a whole number from {lo} to {hi}, not '{value}'")]
+    NotInRange { name: String, lo: usize, hi: usize, value: String },
+    #[error("set the Model option (a .jzm file) before choosing Engine mcts")]
+    NoModel,
+    #[error("unknown engine '{0}' (available: alphabeta, mcts)")]
+    UnknownEngine(String),
+    #[error(transparent)]
+    Model(#[from] ModelFileError),
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    #[error("unknown option '{0}'")]
+    Unknown(String),
+}
 
 /// What a `setoption` changed.
 #[derive(Debug, Default, Clone, Copy)]
@@ -60,13 +80,13 @@ impl Options {
     }
 
     /// Applies `setoption name <name> value <value>`.
-    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Effect, String> {
-        let value = value.ok_or_else(|| format!("option '{name}' needs a value"))?;
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Effect, OptionError> {
+        let value = value.ok_or_else(|| OptionError::NoValue(name.into()))?;
         let lower = name.to_ascii_lowercase();
-        let int = |lo: usize, hi: usize| -> Result<usize, String> {
+        let int = |lo: usize, hi: usize| -> Result<usize, OptionError> {
             match value.parse::<usize>() {
                 Ok(v) if (lo..=hi).contains(&v) => Ok(v),
-                _ => Err(format!("option '{name}' needs a whole number from {lo} to {hi}, not '{value}'")),
+                _ => Err(OptionError::NotInRange { name: name.into(), lo, hi, value: value.into() }),
             }
         };
         match lower.as_str() {
@@ -77,24 +97,24 @@ impl Options {
                 "alphabeta" => self.engine = EngineKind::AlphaBeta,
                 "mcts" => {
                     if self.network.is_none() {
-                        return Err("set the Model option (a .jzm file) before choosing Engine mcts".into());
+                        return Err(OptionError::NoModel);
                     }
                     self.engine = EngineKind::Mcts;
                 }
-                other => return Err(format!("unknown engine '{other}' (available: alphabeta, mcts)")),
+                other => return Err(OptionError::UnknownEngine(other.into())),
             },
             "model" => {
-                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware).map_err(|e| e.to_string())?;
+                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware)?;
                 self.network = Some(Arc::new(eval));
                 self.model_path = value.to_string();
             }
             key if Rules::KEYS.contains(&key) => {
                 let mut rules = self.config.rules;
-                rules.set(key, value).map_err(|e| e.to_string())?;
+                rules.set(key, value)?;
                 self.config.rules = rules;
                 return Ok(Effect { rebuild_player: true, rules_changed: true });
             }
-            _ => return Err(format!("unknown option '{name}'")),
+            _ => return Err(OptionError::Unknown(name.into())),
         }
         Ok(Effect { rebuild_player: true, rules_changed: false })
     }
@@ -102,7 +122,7 @@ impl Options {
     /// A player for the current settings: the alpha-beta engine with the configured hash and
     /// threads, or MCTS with the loaded network and the configured playouts, built by the
     /// arena's factory as every other player is.
-    pub fn build_player(&self) -> Result<Box<dyn Player<JungleGame>>, String> {
+    pub fn build_player(&self) -> Result<Box<dyn Player<JungleGame>>, PlayerError> {
         let c = &self.config;
         let spec = match (&self.engine, &self.network) {
             (EngineKind::Mcts, Some(_)) => PlayerSpec::Mcts {

@@ -30,13 +30,40 @@ pub enum Command {
     Nothing,
 }
 
-fn number<T: std::str::FromStr>(tokens: &mut std::slice::Iter<&str>, what: &str) -> Result<T, String> {
-    let t = tokens.next().ok_or_else(|| format!("'go {what}' needs a number"))?;
-    t.parse().map_err(|_| format!("'go {what} {t}': '{t}' is not a whole number"))
+/// Why a protocol line does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("unknown command '{0}'")]
+    UnknownCommand(String),
+    #[error("'go {0}' needs a number")]
+    MissingNumber(String),
+    #[error("'go {what} {token}': '{token}' is not a whole number")]
+    NotANumber { what: String, token: String },
+    #[error("unknown 'go' parameter '{0}'")]
+    UnknownGoParameter(String),
+    #[error("'go depth 0': depth must be at least 1")]
+    ZeroDepth,
+    #[error("unexpected '{0}' after 'position startpos'")]
+    AfterStartpos(String),
+    #[error("'position fen' needs a FEN")]
+    MissingFen,
+    #[error("'position {0}': expected 'startpos' or 'fen'")]
+    UnknownPositionKind(String),
+    #[error("'position' needs 'startpos' or 'fen'")]
+    MissingPositionKind,
+    #[error("expected 'setoption name <id> [value <x>]'")]
+    SetOptionSyntax,
+    #[error("'setoption name' needs an option name")]
+    MissingOptionName,
+}
+
+fn number<T: std::str::FromStr>(tokens: &mut std::slice::Iter<&str>, what: &str) -> Result<T, ParseError> {
+    let t = tokens.next().ok_or_else(|| ParseError::MissingNumber(what.into()))?;
+    t.parse().map_err(|_| ParseError::NotANumber { what: what.into(), token: t.to_string() })
 }
 
 /// Parses one line.
-pub fn parse(line: &str) -> Result<Command, String> {
+pub fn parse(line: &str) -> Result<Command, ParseError> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
     let Some(&verb) = tokens.first() else { return Ok(Command::Nothing) };
     let rest = &tokens[1..];
@@ -49,11 +76,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "position" => parse_position(rest),
         "go" => parse_go(rest).map(Command::Go),
         "setoption" => parse_setoption(rest),
-        other => Err(format!("unknown command '{other}'")),
+        other => Err(ParseError::UnknownCommand(other.into())),
     }
 }
 
-fn parse_position(rest: &[&str]) -> Result<Command, String> {
+fn parse_position(rest: &[&str]) -> Result<Command, ParseError> {
     let moves_at = rest.iter().position(|t| *t == "moves");
     let (head, moves) = match moves_at {
         Some(i) => (&rest[..i], rest[i + 1..].iter().map(|s| s.to_string()).collect()),
@@ -61,15 +88,15 @@ fn parse_position(rest: &[&str]) -> Result<Command, String> {
     };
     match head.first() {
         Some(&"startpos") if head.len() == 1 => Ok(Command::Position { fen: None, moves }),
-        Some(&"startpos") => Err(format!("unexpected '{}' after 'position startpos'", head[1])),
+        Some(&"startpos") => Err(ParseError::AfterStartpos(head[1].into())),
         Some(&"fen") if head.len() > 1 => Ok(Command::Position { fen: Some(head[1..].join(" ")), moves }),
-        Some(&"fen") => Err("'position fen' needs a FEN".into()),
-        Some(other) => Err(format!("'position {other}': expected 'startpos' or 'fen'")),
-        None => Err("'position' needs 'startpos' or 'fen'".into()),
+        Some(&"fen") => Err(ParseError::MissingFen),
+        Some(other) => Err(ParseError::UnknownPositionKind(other.to_string())),
+        None => Err(ParseError::MissingPositionKind),
     }
 }
 
-fn parse_go(rest: &[&str]) -> Result<GoParams, String> {
+fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
     let mut p = GoParams::default();
     let mut it = rest.iter();
     while let Some(&t) = it.next() {
@@ -83,24 +110,24 @@ fn parse_go(rest: &[&str]) -> Result<GoParams, String> {
             "binc" => p.binc = Some(number(&mut it, t)?),
             "movestogo" => p.movestogo = Some(number(&mut it, t)?),
             "infinite" => p.infinite = true,
-            other => return Err(format!("unknown 'go' parameter '{other}'")),
+            other => return Err(ParseError::UnknownGoParameter(other.into())),
         }
     }
     if p.depth == Some(0) {
-        return Err("'go depth 0': depth must be at least 1".into());
+        return Err(ParseError::ZeroDepth);
     }
     Ok(p)
 }
 
-fn parse_setoption(rest: &[&str]) -> Result<Command, String> {
+fn parse_setoption(rest: &[&str]) -> Result<Command, ParseError> {
     if rest.first() != Some(&"name") {
-        return Err("expected 'setoption name <id> [value <x>]'".into());
+        return Err(ParseError::SetOptionSyntax);
     }
     let value_at = rest.iter().position(|t| *t == "value");
     let name_end = value_at.unwrap_or(rest.len());
     let name = rest[1..name_end].join(" ");
     if name.is_empty() {
-        return Err("'setoption name' needs an option name".into());
+        return Err(ParseError::MissingOptionName);
     }
     let value = value_at.map(|i| rest[i + 1..].join(" "));
     Ok(Command::SetOption { name, value })
@@ -140,7 +167,7 @@ mod tests {
             ("position middle", "expected 'startpos' or 'fen'"),
             ("setoption Hash 5", "setoption name"),
         ] {
-            let e = parse(line).unwrap_err();
+            let e = parse(line).unwrap_err().to_string();
             assert!(e.contains(want), "{line}: {e}");
         }
     }

@@ -17,8 +17,8 @@ use data::RunData;
 pub enum ReportError {
     #[error("{0} is not a training run (no config.toml)")]
     NotARun(String),
-    #[error("drawing {figure}: {message}")]
-    Plot { figure: &'static str, message: String },
+    #[error("drawing {figure}: {source}")]
+    Plot { figure: &'static str, source: plots::PlotError },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -60,7 +60,7 @@ pub fn write_report(run: &RunDir) -> Result<PathBuf, ReportError> {
     let dir = run.report_dir();
     std::fs::create_dir_all(&dir).map_err(|e| StoreError::new("cannot create directory", &dir, e))?;
     let d = data::load(run);
-    let plot = |figure: &'static str, r: plots::PlotResult| r.map_err(|message| ReportError::Plot { figure, message });
+    let plot = |figure: &'static str, r: plots::PlotResult| r.map_err(|source| ReportError::Plot { figure, source });
     plot("elo", plots::elo(&dir, &d))?;
     plot("losses", plots::losses(&dir, &d))?;
     plot("gate", plots::gates(&dir, &d))?;

@@ -9,10 +9,16 @@ use plotters::prelude::*;
 
 use super::data::RunData;
 
-pub type PlotResult = Result<(), String>;
+/// A drawing backend's failure, in its own words (plotters' error types are generic over the
+/// backend, so the message is what is kept).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PlotError(pub String);
 
-fn err<E: std::fmt::Debug>(e: E) -> String {
-    format!("{e:?}")
+pub type PlotResult = Result<(), PlotError>;
+
+fn err<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError(format!("{e:?}"))
 }
 
 static FONT: Once = Once::new();
@@ -43,7 +49,7 @@ macro_rules! render {
             $draw(&root)?;
             root.present().map_err(err)?;
         }
-        Ok::<(), String>(())
+        Ok::<(), PlotError>(())
     }};
 }
 

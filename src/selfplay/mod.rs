@@ -1,8 +1,11 @@
 //! Self-play: many games in flight per worker, their leaves batched into one network call.
 
+pub mod bench;
 pub mod bootstrap;
 pub mod record;
+pub mod shards;
 pub mod slot;
+pub mod stage;
 pub mod teacher;
 pub mod worker;
 

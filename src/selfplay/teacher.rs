@@ -292,7 +292,7 @@ impl Teacher {
 /// `threads` threads, handing each finished game to `on_game` on the calling thread. Stops
 /// early when `stop` is raised or `on_game` fails; `on_tick` runs about every 200 ms.
 #[allow(clippy::too_many_arguments)]
-pub fn play_games(
+pub fn play_games<E>(
     config: &TeacherConfig,
     search: &SearchConfig,
     eval: &EvalWeights,
@@ -302,9 +302,9 @@ pub fn play_games(
     seed: u64,
     threads: usize,
     stop: &AtomicBool,
-    mut on_game: impl FnMut(GameRecord) -> Result<(), String>,
+    mut on_game: impl FnMut(GameRecord) -> Result<(), E>,
     mut on_tick: impl FnMut(),
-) -> Result<(), String> {
+) -> Result<(), E> {
     let next = AtomicU64::new(0);
     let (tx, rx) = mpsc::channel();
     let quit = AtomicBool::new(false);

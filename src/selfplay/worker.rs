@@ -166,15 +166,15 @@ fn worker_loop<E: Evaluator<JungleGame>>(
 
 /// Plays `opts.games` games on `workers` threads, handing each finished game to `on_game` (on
 /// the calling thread, in completion order). `on_tick` runs about every 200 ms for progress.
-pub fn run<E: Evaluator<JungleGame>>(
+pub fn run<E: Evaluator<JungleGame>, Er>(
     evaluator: &E,
     mcts: &MctsConfig,
     config: &SelfplayConfig,
     opts: &RunOptions,
     counters: &Counters,
-    mut on_game: impl FnMut(GameRecord) -> Result<(), String>,
+    mut on_game: impl FnMut(GameRecord) -> Result<(), Er>,
     mut on_tick: impl FnMut(),
-) -> Result<(), String> {
+) -> Result<(), Er> {
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel();

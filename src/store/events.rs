@@ -60,6 +60,12 @@ pub struct TrainEvent {
     /// The moves-left head's loss (0 without the head).
     #[serde(default)]
     pub moves_left_loss: f64,
+    /// The opponent-policy head's loss (0 without the head).
+    #[serde(default)]
+    pub opponent_policy_loss: f64,
+    /// The short-term value head's loss (0 without the head).
+    #[serde(default)]
+    pub short_value_loss: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@
 
 pub mod events;
 pub mod framed;
+pub mod hooks;
 pub mod run;
 
 use std::fs::{self, File};

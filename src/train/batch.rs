@@ -1,10 +1,10 @@
-//! Host-side training batches (ndarray): input planes, dense policy targets and win/draw/loss
-//! targets, with optional left-right mirroring.
+//! Host-side training batches (ndarray): input planes, dense policy targets, win/draw/loss
+//! targets, moves left and the opponent's reply, with optional left-right mirroring.
 
 use ndarray::{Array1, Array2, Array4, ArrayViewMut1};
 use rand::{Rng, RngExt};
 
-use super::replay::ReplayWindow;
+use super::replay::{NO_REPLY, ReplayWindow};
 use crate::jungle::encode::{ACTIONS, PLANES, encode_parts, mirror_action, mirror_planes};
 use crate::jungle::Rules;
 use crate::nn::model::{COLS, MOVES_LEFT_UNIT, ROWS};
@@ -18,6 +18,11 @@ pub struct Batch {
     pub wdl: Array2<f32>,
     /// `[batch]`, plies to the end of the game in units of `MOVES_LEFT_UNIT`.
     pub moves_left: Array1<f32>,
+    /// `[batch, 252]`, the opponent's reply one-hot (a zero row after a game's last move);
+    /// `[0, 252]` when the batch was drawn without it.
+    pub opponent_policy: Array2<f32>,
+    /// `[batch]`, the short-term value target for the player to move.
+    pub short_value: Array1<f32>,
 }
 
 impl Batch {
@@ -43,17 +48,19 @@ pub fn value_target(wdl: u8, q: f32, q_ratio: f32) -> [f32; 3] {
     t
 }
 
-/// Draws `size` samples uniformly from the window (mirroring each with probability 1/2 when
-/// `mirror`), their value targets mixed with `q_ratio` of the search value (see
-/// [`value_target`]). `None` if the window is empty.
-pub fn sample_batch<R: Rng>(
-    window: &ReplayWindow,
-    rules: &Rules,
-    size: usize,
-    mirror: bool,
-    q_ratio: f32,
-    rng: &mut R,
-) -> Option<Batch> {
+/// What [`sample_batch`] draws besides the inputs and the policy, value and moves-left targets.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Targets {
+    /// Mirror each position left-right with probability 1/2.
+    pub mirror: bool,
+    /// Mix this much of the search value into the value target (see [`value_target`]).
+    pub q_ratio: f32,
+    /// Fill [`Batch::opponent_policy`] (networks with the opponent-policy head).
+    pub opponent_policy: bool,
+}
+
+/// Draws `size` samples uniformly from the window. `None` if the window is empty.
+pub fn sample_batch<R: Rng>(window: &ReplayWindow, rules: &Rules, size: usize, targets: Targets, rng: &mut R) -> Option<Batch> {
     if window.is_empty() {
         return None;
     }
@@ -61,6 +68,9 @@ pub fn sample_batch<R: Rng>(
     let mut policy = Array2::<f32>::zeros((size, ACTIONS));
     let mut wdl = Array2::<f32>::zeros((size, 3));
     let mut moves_left = Array1::<f32>::zeros(size);
+    let mut short_value = Array1::<f32>::zeros(size);
+    let mut opponent_policy = Array2::<f32>::zeros((if targets.opponent_policy { size } else { 0 }, ACTIONS));
+    let Targets { mirror, q_ratio, .. } = targets;
     for i in 0..size {
         let (shard, k) = window.sample(rng)?;
         let s = &shard.samples[k];
@@ -80,8 +90,13 @@ pub fn sample_batch<R: Rng>(
             wdl[[i, j]] = t;
         }
         moves_left[i] = f32::from(s.moves_left) / MOVES_LEFT_UNIT;
+        short_value[i] = s.short_value;
+        if targets.opponent_policy && s.reply != NO_REPLY {
+            let a = usize::from(s.reply);
+            opponent_policy[[i, if flip { mirror_action(a) } else { a }]] = 1.0;
+        }
     }
-    Some(Batch { inputs, policy, wdl, moves_left })
+    Some(Batch { inputs, policy, wdl, moves_left, opponent_policy, short_value })
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! [`crate::pipeline`].
 
 pub mod batch;
+pub mod bench;
 pub mod checkpoint;
 pub mod replay;
 pub mod trainer;
@@ -59,6 +60,11 @@ pub struct TrainConfig {
     pub value_loss_weight: f64,
     /// Weight of the moves-left head's Huber loss (networks with `model.moves_left`).
     pub moves_left_loss_weight: f64,
+    /// Weight of the opponent-policy head's cross-entropy (networks with
+    /// `model.opponent_policy`; KataGo uses 0.15).
+    pub opponent_policy_loss_weight: f64,
+    /// Weight of the short-term value head's squared error (networks with `model.short_value`).
+    pub short_value_loss_weight: f64,
     /// Value target: this fraction of the search's root value q (as win/draw/loss
     /// probabilities) mixed with the game's result z (lc0's q_ratio; 0: the result alone).
     pub value_q_ratio: f32,
@@ -90,6 +96,8 @@ impl Default for TrainConfig {
             lr_decay_steps: 0,
             value_loss_weight: 1.0,
             moves_left_loss_weight: 0.1,
+            opponent_policy_loss_weight: 0.15,
+            short_value_loss_weight: 0.5,
             value_q_ratio: 0.5,
             mirror: true,
             log_every_steps: 10,
@@ -113,6 +121,8 @@ impl TrainConfig {
         check_range("train.lr_decay", self.lr_decay, 0.0, 1.0)?;
         check_range("train.value_loss_weight", self.value_loss_weight, 0.0, 100.0)?;
         check_range("train.moves_left_loss_weight", self.moves_left_loss_weight, 0.0, 100.0)?;
+        check_range("train.opponent_policy_loss_weight", self.opponent_policy_loss_weight, 0.0, 100.0)?;
+        check_range("train.short_value_loss_weight", self.short_value_loss_weight, 0.0, 100.0)?;
         check_range("train.value_q_ratio", self.value_q_ratio, 0.0, 1.0)?;
         check_range("train.log_every_steps", self.log_every_steps, 1, 1_000_000)?;
         Ok(())

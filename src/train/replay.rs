@@ -11,9 +11,37 @@ use std::path::{Path, PathBuf};
 use rand::{Rng, RngExt};
 
 use crate::game::Game;
-use crate::jungle::encode::action_index;
+use crate::jungle::encode::{action_index, try_action_index};
 use crate::jungle::{Position, Rules};
 use crate::selfplay::record::{GameRecord, ShardError, read_shard};
+
+/// [`Sample::reply`] of the last position of a game.
+pub const NO_REPLY: u8 = u8::MAX;
+
+/// The horizon of the short-term value target, in plies: the search values of the plies that
+/// follow a position are weighted by `(1 - 1/h)^k` (KataGo's TD value targets).
+pub const SHORT_VALUE_HORIZON: f32 = 8.0;
+
+/// The short-term value target of every position of a game, each for the player to move there:
+/// `T_i = (1 - λ) v_i + λ (-T_{i+1})` with `λ = 1 - 1/SHORT_VALUE_HORIZON`, `v_i` the search's
+/// root value at ply `i` (0 when it is not a number) and, past the last move, the game's result.
+pub fn short_values(g: &GameRecord) -> Vec<f32> {
+    let lambda = 1.0 - 1.0 / SHORT_VALUE_HORIZON;
+    let n = g.moves.len();
+    // The result after the last move is taken for the side to move then: the side to move at
+    // the root (as its FEN says) when the number of moves is even.
+    let first = crate::jungle::parse_fen(&g.root_fen).map_or(crate::jungle::Side::Red, |p| p.side_to_move());
+    let to_move_at_end = if n % 2 == 0 { first } else { first.flip() };
+    let mut t = g.result_for(to_move_at_end);
+    let mut out = vec![0.0; n];
+    for i in (0..n).rev() {
+        let v = g.moves[i].root_value;
+        let v = if v.is_finite() { v.clamp(-1.0, 1.0) } else { 0.0 };
+        t = (1.0 - lambda) * v + lambda * -t;
+        out[i] = t;
+    }
+    out
+}
 
 /// One training position.
 #[derive(Clone, Copy, Debug)]
@@ -27,6 +55,11 @@ pub struct Sample {
     pub q: f32,
     /// Plies from this position to the end of its game (the moves-left target).
     pub moves_left: u16,
+    /// The opponent's reply, the move played next, as an action seen from this position's
+    /// player to move (the opponent-policy target); [`NO_REPLY`] when the game ended here.
+    pub reply: u8,
+    /// The short-term value target for the player to move (see [`short_values`]).
+    pub short_value: f32,
     /// Where this sample's policy target starts in its shard's target list, and its length.
     pub target_start: u32,
     pub target_len: u8,
@@ -63,6 +96,7 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
             continue;
         }
         let (samples_before, targets_before) = (out.samples.len(), out.targets.len());
+        let short = short_values(g);
         let mut damaged = false;
         let mut ply = 0usize;
         let replayed = g.replay(|state, m| {
@@ -99,6 +133,10 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
                 wdl,
                 q: m.root_value.clamp(-1.0, 1.0),
                 moves_left: (g.moves.len() + 1 - ply).min(usize::from(u16::MAX)) as u16,
+                // The next move is checked when it is replayed; a damaged one that is not even a
+                // step or a jump has no action (and its game is skipped then).
+                reply: g.moves.get(ply).and_then(|r| try_action_index(mover, r.mv)).map_or(NO_REPLY, |a| a as u8),
+                short_value: short[ply - 1],
                 target_start: start,
                 target_len: m.visits.len() as u8,
             });
@@ -246,5 +284,35 @@ mod tests {
         assert_eq!(skipped, 0);
         let left: Vec<u16> = s.samples.iter().map(|x| x.moves_left).collect();
         assert_eq!(left, [5, 3, 2, 1], "plies from each searched position to the end");
+        // The reply of each searched position is the next move, as its player to move sees it:
+        // g7g6 after a3a4 (Red to move), g6g5 after a4a5, g3g4 after g6g5 (Blue to move), none
+        // after the last move.
+        use crate::jungle::Side;
+        let reply = |side, t: &str| action_index(side, parse_move(t).unwrap()) as u8;
+        let replies: Vec<u8> = s.samples.iter().map(|x| x.reply).collect();
+        assert_eq!(replies, [reply(Side::Red, "g7g6"), reply(Side::Red, "g6g5"), reply(Side::Blue, "g3g4"), NO_REPLY]);
+        assert_ne!(reply(Side::Red, "g7g6"), reply(Side::Blue, "g7g6"), "each side sees the board from its own end");
+    }
+
+    #[test]
+    fn the_short_term_value_discounts_the_next_search_values_into_the_result() {
+        // Red plays a3a4 (root value 0.5), Blue g7g6 (-0.2), Red a4a5 (0.8); Red wins.
+        let moves = [("a3a4", 0.5), ("g7g6", -0.2), ("a4a5", 0.8)]
+            .iter()
+            .map(|&(t, v)| MoveRecord { mv: parse_move(t).unwrap(), full_search: true, root_value: v, visits: vec![(parse_move(t).unwrap(), 1)] })
+            .collect();
+        let g = GameRecord { moves, winner: Some(crate::jungle::Side::Red), reason: Reason::Den, ..game(&["a3a4"], 0.0) };
+        // λ = 7/8. Backwards from Blue to move after the last move (a loss, -1):
+        // T2 = 0.8/8 + 7/8 * 1 = 0.975 (Red), T1 = -0.2/8 - 7/8 * 0.975 = -0.878125 (Blue),
+        // T0 = 0.5/8 + 7/8 * 0.878125 = 0.830859375 (Red).
+        let want = [0.830_859_4f32, -0.878_125, 0.975];
+        let got = short_values(&g);
+        for (a, b) in got.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{got:?} vs {want:?}");
+        }
+        let (s, skipped) = samples_from_games(Path::new("t.jzg"), &[g], &Rules::default());
+        assert_eq!(skipped, 0);
+        let sv: Vec<f32> = s.samples.iter().map(|x| x.short_value).collect();
+        assert_eq!(sv, got, "each sample carries its position's target");
     }
 }

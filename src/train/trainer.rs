@@ -1,6 +1,8 @@
 //! The optimiser loop: forward on an autodiff device, policy cross-entropy against the visit
-//! distribution plus weighted win/draw/loss cross-entropy (and, with the head, a weighted Huber
-//! loss on the plies left), backward, optimiser step.
+//! distribution plus weighted win/draw/loss cross-entropy (and, with those heads, a weighted
+//! Huber loss on the plies left, a weighted cross-entropy on the opponent's reply and a
+//! weighted squared error on the short-term value),
+//! backward, optimiser step.
 
 use burn::module::Module;
 use burn::optim::decay::WeightDecayConfig;
@@ -22,6 +24,10 @@ pub struct StepStats {
     pub value_loss: f32,
     /// Huber loss of the moves-left head (0 without the head).
     pub moves_left_loss: f32,
+    /// Cross-entropy of the opponent-policy head (0 without the head).
+    pub opponent_policy_loss: f32,
+    /// Squared error of the short-term value head (0 without the head).
+    pub short_value_loss: f32,
     /// Mean entropy of the network's policy (nats).
     pub policy_entropy: f32,
     /// Fraction of positions whose most likely predicted result is the actual one.
@@ -90,17 +96,39 @@ impl Trainer {
             let mt = Tensor::<2>::from_data(TensorData::new(batch.moves_left.to_vec(), [n, 1]), d);
             HuberLossConfig::new(10.0).init().forward(m, mt, Reduction::Mean)
         });
+        // The opponent's reply: cross-entropy against the one-hot target, averaged over the
+        // batch (rows of a game's last position are zero and add nothing).
+        let opponent_loss = match out.opponent_policy {
+            Some(o) if batch.opponent_policy.nrows() == n => {
+                let ot = Tensor::<2>::from_data(TensorData::new(batch.opponent_policy.iter().copied().collect::<Vec<f32>>(), [n, ACTIONS]), d);
+                Some((log_softmax(o, 1) * ot).sum_dim(1).mean().neg())
+            }
+            _ => None,
+        };
+        // The short-term value: mean squared error against the discounted search values.
+        let short_loss = out.short_value.map(|sv| {
+            let st = Tensor::<2>::from_data(TensorData::new(batch.short_value.to_vec(), [n, 1]), d);
+            (sv - st).powi_scalar(2).mean()
+        });
         let stats = StepStats {
             policy_loss: policy_loss.clone().into_scalar::<f32>(),
             value_loss: value_loss.clone().into_scalar::<f32>(),
             policy_entropy: entropy.into_scalar::<f32>(),
             value_accuracy: hits.into_scalar::<f32>(),
             moves_left_loss: moves_left_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
+            opponent_policy_loss: opponent_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
+            short_value_loss: short_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
             lr: self.config.lr_at(self.step),
         };
         let mut loss = policy_loss + value_loss * self.config.value_loss_weight;
         if let Some(l) = moves_left_loss {
             loss = loss + l * self.config.moves_left_loss_weight;
+        }
+        if let Some(l) = opponent_loss {
+            loss = loss + l * self.config.opponent_policy_loss_weight;
+        }
+        if let Some(l) = short_loss {
+            loss = loss + l * self.config.short_value_loss_weight;
         }
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(stats.lr, net, grads));
