@@ -54,12 +54,8 @@ pub struct PositionArgs {
     pub fen: String,
     /// Rule switches as key=value pairs, e.g. repetition=off,rat_captures_across_shore=on
     /// (applied over the config's [rules]).
-    #[arg(long, value_parser = check_rules)]
+    #[arg(long)]
     pub rules: Option<String>,
-}
-
-fn check_rules(s: &str) -> Result<String, junglezero::jungle::RulesError> {
-    s.parse::<Rules>().map(|_| s.to_string())
 }
 
 /// Where settings come from: defaults, then `--config`, then each `--set`.
@@ -94,11 +90,22 @@ pub struct SearchArgs {
 pub struct PerftArgs {
     /// Number of plies.
     pub depth: u32,
+    /// The game: Jungle, or the 4×4 flip game (its position string in --fen, its rule switches
+    /// in --rules, e.g. setup=own_half).
+    #[arg(long, value_enum, default_value_t = GameKind::Jungle)]
+    pub game: GameKind,
     #[command(flatten)]
     pub position: PositionArgs,
     /// Print the count below each root move.
     #[arg(long)]
     pub divide: bool,
+}
+
+/// Which game a command plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GameKind {
+    Jungle,
+    Flip,
 }
 
 #[derive(Args, Debug)]
@@ -311,6 +318,10 @@ pub struct ArenaArgs {
     pub rules: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+fn check_rules(s: &str) -> Result<String, junglezero::jungle::RulesError> {
+    s.parse::<Rules>().map(|_| s.to_string())
 }
 
 fn parse_spec(s: &str) -> Result<junglezero::arena::spec::PlayerSpec, junglezero::arena::spec::SpecError> {

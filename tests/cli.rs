@@ -78,3 +78,17 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn perft_of_the_flip_game() {
+    let o = junglezero(&["perft", "2", "--game", "flip"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("nodes 57600 "));
+    let o = junglezero(&["perft", "1", "--game", "flip", "--rules", "setup=own_half", "--divide"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(out.lines().count(), 129, "128 flips and the total: {out}");
+    assert!(out.contains("f:a1=R 1") && !out.contains("f:a1=r"), "Red's half reveals Red pieces");
+    let o = junglezero(&["perft", "1", "--game", "flip", "--fen", "????/????/????/???? 1 - RCDWPTLErcdwptl 0 0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("16 face-down squares but 15 face-down pieces"), "{}", stderr(&o));
+}

@@ -97,7 +97,7 @@ fn the_reference_scanner_sees_imports_and_skips_comments() {
 #[test]
 fn rules_search_and_mcts_never_import_the_network_training_or_matches() {
     let g = graph();
-    let low = ["game", "check", "player", "jungle", "alphabeta", "mcts"];
+    let low = ["game", "check", "player", "jungle", "flip", "alphabeta", "mcts"];
     let high = ["nn", "train", "selfplay", "arena", "config", "pipeline", "protocol", "report", "store"];
     for m in low {
         let deps = g.get(m).unwrap_or_else(|| panic!("module {m} exists"));

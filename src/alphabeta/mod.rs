@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod eval;
+pub mod flip;
 pub mod search;
 pub mod tt;
 

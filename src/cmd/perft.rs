@@ -1,13 +1,18 @@
-//! `junglezero perft DEPTH [--fen] [--rules] [--divide]`
+//! `junglezero perft DEPTH [--game jungle|flip] [--fen] [--rules] [--divide]`
 
 use std::io::Write;
 use std::time::Instant;
 
-use junglezero::jungle::{Rules, perft};
+use anyhow::Context;
+use junglezero::flip::{FlipGame, FlipRules};
+use junglezero::jungle::{Rules, START_FEN, perft};
 
-use crate::cli::PerftArgs;
+use crate::cli::{GameKind, PerftArgs};
 
 pub fn run(args: PerftArgs) -> anyhow::Result<()> {
+    if args.game == GameKind::Flip {
+        return run_flip(&args);
+    }
     let game = super::game_from_args(&args.position, Rules::default())?;
     let (pos, rules) = (game.position(), game.rules());
     let mut out = std::io::stdout().lock();
@@ -21,6 +26,27 @@ pub fn run(args: PerftArgs) -> anyhow::Result<()> {
         if args.depth == 0 { 1 } else { rows.iter().map(|(_, n)| n).sum() }
     } else {
         perft::perft(pos, rules, args.depth)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    writeln!(out, "nodes {nodes} time {secs:.3} nps {}", rate(nodes, secs))?;
+    Ok(())
+}
+
+/// Perft of the flip game: a flip and what it reveals are one ply.
+fn run_flip(args: &PerftArgs) -> anyhow::Result<()> {
+    let rules: FlipRules = args.position.rules.as_deref().unwrap_or("default").parse().context("bad --rules")?;
+    let fen = args.position.fen.as_str();
+    let game = if fen == START_FEN { FlipGame::start(rules) } else { junglezero::flip::parse_position(fen, rules)? };
+    let mut out = std::io::stdout().lock();
+    let start = Instant::now();
+    let nodes = if args.divide {
+        let rows = junglezero::flip::perft::divide(&game, args.depth);
+        for (m, n) in &rows {
+            writeln!(out, "{m} {n}")?;
+        }
+        if args.depth == 0 { 1 } else { rows.iter().map(|(_, n)| n).sum() }
+    } else {
+        junglezero::flip::perft::perft(&game, args.depth)
     };
     let secs = start.elapsed().as_secs_f64();
     writeln!(out, "nodes {nodes} time {secs:.3} nps {}", rate(nodes, secs))?;

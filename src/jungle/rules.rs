@@ -10,6 +10,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::types::Kind;
+use crate::switches::{COUNT_VALUES, SWITCH_VALUES, Switches, switch};
 
 /// What happens when a position would occur for the third time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -93,19 +94,11 @@ pub enum RulesError {
 }
 
 fn parse_switch(key: &str, value: &str) -> Result<bool, RulesError> {
-    match value {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(RulesError::BadValue { key: key.into(), value: value.into(), expected: "on or off" }),
-    }
+    switch(value).ok_or_else(|| RulesError::BadValue { key: key.into(), value: value.into(), expected: SWITCH_VALUES })
 }
 
 fn parse_count(key: &str, value: &str) -> Result<u16, RulesError> {
-    value.parse().map_err(|_| RulesError::BadValue {
-        key: key.into(),
-        value: value.into(),
-        expected: "a whole number from 0 to 65535",
-    })
+    value.parse().map_err(|_| RulesError::BadValue { key: key.into(), value: value.into(), expected: COUNT_VALUES })
 }
 
 impl Rules {
@@ -121,11 +114,7 @@ impl Rules {
     /// The rank of an animal under these rules (1 = Rat … 8 = Elephant).
     #[inline]
     pub const fn rank(&self, kind: Kind) -> u8 {
-        match kind {
-            Kind::Dog if self.dog_over_wolf => 4,
-            Kind::Wolf if self.dog_over_wolf => 3,
-            k => k as u8 + 1,
-        }
+        kind.rank(self.dog_over_wolf)
     }
 
     /// Sets one switch from text, e.g. `("repetition", "off")` or `("dog_over_wolf", "on")`.
@@ -145,11 +134,7 @@ impl Rules {
 
     /// Applies comma-separated `key=value` overrides; `default` or an empty string changes nothing.
     pub fn apply_overrides(&mut self, spec: &str) -> Result<(), RulesError> {
-        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty() && *p != "default") {
-            let (k, v) = part.split_once('=').ok_or_else(|| RulesError::NotKeyValue(part.into()))?;
-            self.set(k, v)?;
-        }
-        Ok(())
+        Switches::apply_overrides(self, spec)
     }
 
     /// The value of a key as text (the form `set` accepts).
@@ -177,16 +162,27 @@ impl FromStr for Rules {
     }
 }
 
+impl Switches for Rules {
+    type Error = RulesError;
+    const KEYS: &'static [&'static str] = &Rules::KEYS;
+
+    fn set(&mut self, key: &str, value: &str) -> Result<(), RulesError> {
+        Rules::set(self, key, value)
+    }
+
+    fn get(&self, key: &str) -> Option<String> {
+        Rules::get(self, key)
+    }
+
+    fn not_key_value(part: &str) -> RulesError {
+        RulesError::NotKeyValue(part.into())
+    }
+}
+
 impl fmt::Display for Rules {
     /// `default`, or the switches that differ from the defaults as `key=value,...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = Rules::default();
-        let diffs: Vec<String> = Rules::KEYS
-            .iter()
-            .filter(|k| self.get(k) != d.get(k))
-            .map(|k| format!("{k}={}", self.get(k).unwrap_or_default()))
-            .collect();
-        if diffs.is_empty() { f.write_str("default") } else { f.write_str(&diffs.join(",")) }
+        f.write_str(&self.overrides())
     }
 }
 

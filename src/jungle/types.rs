@@ -125,6 +125,16 @@ impl Kind {
         }
     }
 
+    /// The rank (1 = Rat … 8 = Elephant); `dog_over_wolf` swaps Dog (3) and Wolf (4).
+    #[inline(always)]
+    pub const fn rank(self, dog_over_wolf: bool) -> u8 {
+        match self {
+            Kind::Dog if dog_over_wolf => 4,
+            Kind::Wolf if dog_over_wolf => 3,
+            k => k as u8 + 1,
+        }
+    }
+
     /// Lion and Tiger jump across rivers.
     #[inline(always)]
     pub const fn jumps(self) -> bool {
