@@ -1,6 +1,6 @@
 //! MCTS and batched self-play with test evaluators (no trained network needed).
 
-use junglezero::game::{Encode, Game};
+use junglezero::game::{Encode, Game, Reason};
 use junglezero::jungle::encode::{INPUT_SIZE, action_index, encode, mirror_action, mirror_planes};
 use junglezero::jungle::{JungleGame, Rules, parse_fen};
 use junglezero::mcts::{EvalBuffers, Evaluator, MctsConfig, Outputs, Search, run_batched, run_plain};
@@ -123,6 +123,29 @@ fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
     // Leaves were batched: more than one position per network call on average.
     let (evals, batches) = (counters.evals.load(std::sync::atomic::Ordering::Relaxed), counters.batches.load(std::sync::atomic::Ordering::Relaxed));
     assert!(evals > 2 * batches, "{evals} evals in {batches} batches");
+}
+
+#[test]
+fn level_games_are_adjudicated_drawn_after_the_set_ply() {
+    // A uniform evaluator values every position 0, so the search values stay level: every game
+    // that lasts is adjudicated a draw once it has 30 plies and 10 level plies in a row, except
+    // those played out with resignation (and adjudication) off.
+    let (mcts, mut sp) = small_selfplay();
+    sp.draw_after_plies = 30;
+    sp.draw_plies = 10;
+    sp.draw_value = 0.5;
+    let rules = Rules { max_plies: 200, ..Rules::default() };
+    let opts = RunOptions { games: 12, first_index: 0, seed: 5, model_id: "uniform".into(), root: JungleGame::start(rules), deadline: None, finish: None };
+    let (games, _) = plain_and_batched_agree(&UniformEvaluator::default(), &mcts, &sp, &opts);
+    let adjudicated: Vec<_> = games.iter().filter(|g| g.reason == Reason::Adjudication).collect();
+    assert!(!adjudicated.is_empty(), "{:?}", games.iter().map(|g| (g.reason, g.moves.len())).collect::<Vec<_>>());
+    for g in &adjudicated {
+        assert!(g.winner.is_none() && g.moves.len() >= 30, "adjudicated at ply {}", g.moves.len());
+    }
+    // Without adjudication the same games run on to the cap or a result.
+    sp.draw_after_plies = 0;
+    let (games, _) = plain_and_batched_agree(&UniformEvaluator::default(), &mcts, &sp, &opts);
+    assert!(games.iter().all(|g| g.reason != Reason::Adjudication));
 }
 
 #[test]

@@ -28,3 +28,31 @@ pub const BENCH_FENS: [&str; 24] = [
     "4dC1/2cW3/3p3/7/7/7/3R3/3l3/1Er1D2 w 0 1",
     "7/4c2/7/7/7/rR5/Ee5/2C4/7 w 0 1",
 ];
+
+/// One bench position searched from an empty table.
+#[derive(Clone, Debug)]
+pub struct BenchPosition {
+    pub fen: &'static str,
+    pub result: super::SearchResult,
+    pub seconds: f64,
+}
+
+/// Every bench position searched to `depth` on one thread, each from an empty table of
+/// `hash_mb` MiB, with the default evaluation and rules. The node total is deterministic and
+/// changes only when search or evaluation behaviour changes (`junglezero bench search`).
+pub fn run(depth: u32, hash_mb: usize) -> Vec<BenchPosition> {
+    use crate::jungle::{JungleGame, Rules, parse_fen};
+    let config = super::SearchConfig { hash_mb, threads: 1, ..super::SearchConfig::default() };
+    let rules = Rules::default();
+    let mut engine = super::Engine::new(&config, super::Eval::new(&super::EvalWeights::default(), rules));
+    BENCH_FENS
+        .iter()
+        .map(|&fen| {
+            engine.clear();
+            let game = JungleGame::new(parse_fen(fen).expect("the bench positions are valid"), rules);
+            let start = std::time::Instant::now();
+            let result = engine.search(&game, &super::Limits::depth(depth), &mut |_| {});
+            BenchPosition { fen, result, seconds: start.elapsed().as_secs_f64() }
+        })
+        .collect()
+}

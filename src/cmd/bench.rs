@@ -4,13 +4,11 @@ use std::io::Write;
 use std::time::Instant;
 
 use junglezero::alphabeta::bench::BENCH_FENS;
-use junglezero::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
 use junglezero::jungle::{JungleGame, Position, Rules, parse_fen, perft};
 use junglezero::nn::bench::raw_throughput;
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::nn::device::parse_device;
 use junglezero::nn::model::ModelConfig;
-use junglezero::player::Limits;
 
 use crate::cli::{BenchCommand, ConfigArgs};
 
@@ -26,26 +24,18 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     }
 }
 
-/// Each bench position searched to `depth` on one thread from an empty table; the node total
-/// is deterministic and changes only when search or evaluation behaviour changes.
+/// Each bench position searched to `depth` on one thread from an empty table (see
+/// `alphabeta::bench::run`).
 fn bench_search(depth: u32, hash_mb: usize) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    let config = SearchConfig { hash_mb, threads: 1, ..SearchConfig::default() };
-    let rules = Rules::default();
-    let mut engine = Engine::new(&config, Eval::new(&EvalWeights::default(), rules));
-    let (mut nodes, mut secs) = (0u64, 0f64);
-    for (i, fen) in BENCH_FENS.iter().enumerate() {
-        engine.clear();
-        let game = JungleGame::new(parse_fen(fen)?, rules);
-        let start = Instant::now();
-        let r = engine.search(&game, &Limits::depth(depth), &mut |_| {});
-        let t = start.elapsed().as_secs_f64();
-        nodes += r.nodes;
-        secs += t;
-        let best = r.best.map_or_else(|| "(none)".into(), |m| m.to_string());
-        writeln!(out, "position {:2} nodes {:>10} time {t:7.3} best {best} score {}  {fen}", i + 1, r.nodes, r.score)?;
+    let rows = junglezero::alphabeta::bench::run(depth, hash_mb);
+    for (i, r) in rows.iter().enumerate() {
+        let best = r.result.best.map_or_else(|| "(none)".into(), |m| m.to_string());
+        writeln!(out, "position {:2} nodes {:>10} time {:7.3} best {best} score {}  {}", i + 1, r.result.nodes, r.seconds, r.result.score, r.fen)?;
     }
-    writeln!(out, "bench search depth {depth} positions {} nodes {nodes} time {secs:.3} nps {}", BENCH_FENS.len(), super::perft::rate(nodes, secs))?;
+    let nodes: u64 = rows.iter().map(|r| r.result.nodes).sum();
+    let secs: f64 = rows.iter().map(|r| r.seconds).sum();
+    writeln!(out, "bench search depth {depth} positions {} nodes {nodes} time {secs:.3} nps {}", rows.len(), super::perft::rate(nodes, secs))?;
     Ok(())
 }
 

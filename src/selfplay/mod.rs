@@ -40,7 +40,14 @@ pub struct SelfplayConfig {
     /// ...for this many of its consecutive moves.
     pub resign_consecutive: u32,
     /// Fraction of games played out with resignation disabled, to measure false resignations.
+    /// Draw adjudication is off in those games too.
     pub resign_playout_fraction: f32,
+    /// From this ply on (0: never), a game whose search values stayed within
+    /// ±`draw_value` for `draw_plies` consecutive plies ends as a draw (`Reason::Adjudication`):
+    /// level shuffles stop before the ply cap.
+    pub draw_after_plies: u32,
+    pub draw_value: f32,
+    pub draw_plies: u32,
     /// Games per shard file.
     pub games_per_shard: usize,
     /// Keep the chosen move's subtree for the next search.
@@ -73,6 +80,9 @@ impl Default for SelfplayConfig {
             resign_threshold: -0.95,
             resign_consecutive: 3,
             resign_playout_fraction: 0.1,
+            draw_after_plies: 0,
+            draw_value: 0.1,
+            draw_plies: 40,
             games_per_shard: 64,
             tree_reuse: true,
             heuristic_weight: 0.0,
@@ -97,6 +107,9 @@ impl SelfplayConfig {
         check_range("selfplay.resign_threshold", self.resign_threshold, -1.0, 1.0)?;
         check_range("selfplay.resign_consecutive", self.resign_consecutive, 1, 1000)?;
         check_range("selfplay.resign_playout_fraction", self.resign_playout_fraction, 0.0, 1.0)?;
+        check_range("selfplay.draw_after_plies", self.draw_after_plies, 0, 100_000)?;
+        check_range("selfplay.draw_value", self.draw_value, 0.0, 1.0)?;
+        check_range("selfplay.draw_plies", self.draw_plies, 1, 100_000)?;
         check_range("selfplay.games_per_shard", self.games_per_shard, 1, 1_000_000)?;
         check_range("selfplay.heuristic_weight", self.heuristic_weight, 0.0, 1.0)?;
         check_range("selfplay.heuristic_generations", self.heuristic_generations, 1, 1_000_000)?;

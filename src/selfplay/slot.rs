@@ -36,7 +36,10 @@ pub struct Slot {
     sims_target: u32,
     sims_done: u32,
     resign_run: [u32; 2],
-    /// Resignation disabled for this game (to measure false resignations).
+    /// Consecutive plies whose search value stayed within ±`draw_value`.
+    draw_run: u32,
+    /// Resignation (and draw adjudication) disabled for this game (to measure false
+    /// resignations).
     no_resign: bool,
     active: bool,
     policy_buf: Vec<(Move, f32)>,
@@ -77,6 +80,7 @@ impl Slot {
             sims_target: 0,
             sims_done: 0,
             resign_run: [0; 2],
+            draw_run: 0,
             no_resign: false,
             active: false,
             policy_buf: Vec::with_capacity(JungleGame::MAX_MOVES),
@@ -109,6 +113,7 @@ impl Slot {
         self.record.winner = None;
         self.record.would_resign = None;
         self.resign_run = [0; 2];
+        self.draw_run = 0;
         self.no_resign = self.rng.random::<f32>() < self.config.resign_playout_fraction;
         self.active = true;
         self.begin_move();
@@ -177,6 +182,13 @@ impl Slot {
                 } else {
                     return Some(self.finish(Outcome::win(mover.flip().player(), Reason::Resignation)));
                 }
+            }
+        }
+        // Draw adjudication: a level game past `draw_after_plies` ends as a draw.
+        if self.config.draw_after_plies > 0 && !self.no_resign {
+            self.draw_run = if value.abs() <= self.config.draw_value { self.draw_run + 1 } else { 0 };
+            if self.record.moves.len() as u32 >= self.config.draw_after_plies && self.draw_run >= self.config.draw_plies {
+                return Some(self.finish(Outcome::draw(Reason::Adjudication)));
             }
         }
         let plies = self.record.moves.len() as f32;
