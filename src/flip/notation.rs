@@ -224,8 +224,7 @@ pub fn play_text(g: &mut FlipGame, text: &str) -> Result<Vec<FlipMove>, FlipMove
         (Turn::Player(_), FlipMove::Reveal(s, p)) => {
             g.play(FlipMove::Flip(s)).map_err(|_| illegal(&format!("{s} holds no face-down piece")))?;
             if g.play(FlipMove::Reveal(s, p)).is_err() {
-                // Undo the flip: a pending flip only sets the square aside.
-                *g = parse_position(&position(g), *g.rules()).expect("a position this module wrote reads back");
+                g.cancel_flip();
                 return Err(illegal(&format!("no face-down {} {} can be on {s}", p.side, p.kind)));
             }
             Ok(vec![FlipMove::Flip(s), mv])

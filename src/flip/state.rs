@@ -113,6 +113,13 @@ impl FlipGame {
         self.pending
     }
 
+    /// Takes back a flip still waiting for its outcome (a flip changes nothing else).
+    pub(super) fn cancel_flip(&mut self) {
+        if self.pending.take().is_some() {
+            self.turn = self.compute_turn();
+        }
+    }
+
     /// Plies since the last flip or capture.
     pub fn quiet(&self) -> u16 {
         self.quiet
