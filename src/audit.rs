@@ -84,14 +84,23 @@ pub fn audit(dir: &Path) -> Result<RunAudit, AuditError> {
     let device = parse_device(&config.hardware.device)?;
     let mut a = RunAudit { temporaries: temporaries(&run), ..RunAudit::default() };
 
+    // The game the run trains, as its checkpoint says (a file that does not read fails the
+    // checks below).
+    let cp = run.checkpoint_path();
+    let shape = checkpoint::read(&cp).ok().and_then(|(m, _, _)| crate::games::shape_named(&m.game)).unwrap_or(crate::games::SHAPES[0]);
+
     // Shards: each decodes; remember its games.
     let mut games_in = std::collections::HashMap::new();
     for path in run.shards() {
         let rel = run.relative(&path);
-        match read_shard(&path) {
-            Ok(g) => {
-                a.shard_games += g.len() as u64;
-                games_in.insert(rel, g.len() as u64);
+        let read = match shape.game {
+            "flip" => read_shard::<crate::flip::FlipGame>(&path).map(|g| g.len()),
+            _ => read_shard::<crate::jungle::JungleGame>(&path).map(|g| g.len()),
+        };
+        match read {
+            Ok(n) => {
+                a.shard_games += n as u64;
+                games_in.insert(rel, n as u64);
             }
             Err(e) => a.problems.push(format!("shard does not read: {e}")),
         }
@@ -102,7 +111,7 @@ pub fn audit(dir: &Path) -> Result<RunAudit, AuditError> {
     for (list, count) in [(run.promoted(), &mut a.models), (run.candidates(), &mut a.candidates), (run.rejected(), &mut a.rejected)] {
         *count = list.len();
         for (_, path) in list {
-            if let Err(e) = modelfile::load(&path, &device) {
+            if let Err(e) = modelfile::load_any(&path, &device) {
                 a.problems.push(format!("network does not load: {e}"));
             }
         }
@@ -110,9 +119,8 @@ pub fn audit(dir: &Path) -> Result<RunAudit, AuditError> {
     a.best = run.best().map(|(g, _)| g);
 
     // The trainer checkpoint: loads, and its shard lists fit the directory.
-    let cp = run.checkpoint_path();
     if cp.exists() {
-        match checkpoint::load(&cp, &device.clone().autodiff(), &config.train, &config.model) {
+        match checkpoint::load(&cp, &device.clone().autodiff(), &config.train, &config.model, shape) {
             Err(e) => a.problems.push(format!("checkpoint does not load: {e}")),
             Ok((_, meta)) => {
                 let mut once = HashSet::new();

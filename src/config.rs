@@ -62,13 +62,14 @@ impl Config {
     }
 
     /// The self-play stage's settings (the training loop's and `selfplay --run`).
-    pub fn selfplay_stage(&self) -> crate::selfplay::stage::StageSettings<'_> {
+    pub fn selfplay_stage(&self) -> crate::selfplay::stage::StageSettings<'_, crate::jungle::JungleGame> {
+        let heuristic = crate::selfplay::bootstrap::JungleHeuristic::new(&self.eval, self.rules, self.selfplay.heuristic_scale);
         crate::selfplay::stage::StageSettings {
             mcts: &self.mcts,
             selfplay: &self.selfplay,
-            eval: &self.eval,
+            heuristic: Some(std::sync::Arc::new(heuristic)),
             rules: self.rules,
-            finish: self.finisher(),
+            finish: self.finisher().map(|f| f.handover()),
             seed: self.train.seed,
         }
     }

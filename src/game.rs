@@ -223,13 +223,44 @@ pub trait Game: Clone + Send + Sync + 'static {
 #[error("illegal move {0}")]
 pub struct IllegalMove(pub String);
 
+/// The board a network sees a game on: `planes` input planes of `rows` × `cols`, and a policy
+/// of `policy_planes` planes over the same squares (action `plane * rows * cols + square`), so
+/// one fully convolutional network serves every game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// The game's name in configs, model files and records ("jungle", "flip").
+    pub game: &'static str,
+    pub rows: usize,
+    pub cols: usize,
+    pub planes: usize,
+    pub policy_planes: usize,
+}
+
+impl Shape {
+    pub const fn squares(&self) -> usize {
+        self.rows * self.cols
+    }
+
+    /// Floats per encoded state.
+    pub const fn input_size(&self) -> usize {
+        self.planes * self.squares()
+    }
+
+    /// Size of the policy output.
+    pub const fn actions(&self) -> usize {
+        self.policy_planes * self.squares()
+    }
+}
+
 /// How a game is shown to a network: a fixed-size float encoding of the state and a fixed
 /// action space.
 pub trait Encode: Game {
+    /// The network's view: board size, input planes, policy planes.
+    const SHAPE: Shape;
     /// Floats per encoded state.
-    const INPUT_SIZE: usize;
+    const INPUT_SIZE: usize = Self::SHAPE.input_size();
     /// Size of the policy output.
-    const ACTIONS: usize;
+    const ACTIONS: usize = Self::SHAPE.actions();
 
     /// Writes the encoding of the current state into `out` (`INPUT_SIZE` floats).
     fn encode(&self, out: &mut [f32]);

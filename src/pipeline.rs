@@ -24,17 +24,20 @@ use crate::train::replay::{ReplayWindow, load_shard};
 use crate::train::trainer::{Trainer, optimizer};
 use crate::arena::gate::{GateError, gate_candidates};
 use crate::config::Config;
+use crate::game::Encode;
+use crate::jungle::JungleGame;
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::{DeviceError, parse_device};
 use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
 use crate::selfplay::record::{GameRecord, RecordError, ShardError};
 use crate::selfplay::shards::ShardWriter;
-use crate::selfplay::stage::{games_event, play_into_run};
+use crate::selfplay::stage::{StageSettings, games_event, play_into_run};
 use crate::selfplay::teacher;
 use crate::store::events::{Event, TrainEvent, now};
 use crate::store::hooks::{phase, unwritten};
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
+use crate::trainable::Trainable;
 
 pub use crate::selfplay::stage::SelfplaySummary;
 
@@ -66,24 +69,61 @@ type Result<T> = std::result::Result<T, PipelineError>;
 /// Called with live progress: (stage, done, total, message).
 pub type ProgressFn<'a> = dyn FnMut(&str, u64, u64, &str) + 'a;
 
+/// What the training loop needs of a game beyond [`Trainable`]: its rules and self-play
+/// settings from the config, how its candidates are gated, and the teacher games (if any) that
+/// come before the first generation.
+pub trait RunGame: Trainable {
+    /// The rules the config says to play.
+    fn rules(config: &Config) -> Self::Rules;
+
+    /// The self-play stage's settings.
+    fn stage(config: &Config) -> StageSettings<'_, Self>;
+
+    /// Gates every waiting candidate of `run` (and plays the ladder).
+    fn gate(run: &RunDir, config: &Config) -> Result<()>;
+
+    /// Plays the teacher's games before the first generation; the games played.
+    fn teach(_: &mut Pipeline<Self>, _: &mut ProgressFn, _: &AtomicBool) -> Result<u64> {
+        Ok(0)
+    }
+}
+
+impl RunGame for JungleGame {
+    fn rules(config: &Config) -> crate::jungle::Rules {
+        config.rules
+    }
+
+    fn stage(config: &Config) -> StageSettings<'_, JungleGame> {
+        config.selfplay_stage()
+    }
+
+    fn gate(run: &RunDir, config: &Config) -> Result<()> {
+        gate_run(run, config)
+    }
+
+    fn teach(p: &mut Pipeline<JungleGame>, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<u64> {
+        p.teach_jungle(progress, stop)
+    }
+}
+
 /// A run opened for training.
-pub struct Pipeline {
+pub struct Pipeline<G: RunGame> {
     pub run: RunDir,
     pub config: Config,
     trainer: Trainer,
     pub meta: CheckpointMeta,
-    window: ReplayWindow,
+    window: ReplayWindow<G>,
     rng: ChaCha8Rng,
     /// Self-play games and samples read since the last training stage.
     pending_games: u64,
     pending_samples: u64,
 }
 
-impl Pipeline {
+impl<G: RunGame> Pipeline<G> {
     /// Opens `run`, creating it (config snapshot, random generation 0, first checkpoint) if it
     /// does not exist yet. `config` is the config to use from now on; if it differs from the
     /// run's snapshot the snapshot is replaced and the old one kept alongside.
-    pub fn open(run: RunDir, mut config: Config) -> Result<Pipeline> {
+    pub fn open(run: RunDir, mut config: Config) -> Result<Pipeline<G>> {
         let infer_device = parse_device(&config.hardware.device)?;
         let train_device = infer_device.clone().autodiff();
         store::remove_stale_temporaries(run.root());
@@ -101,11 +141,12 @@ impl Pipeline {
         let (trainer, meta) = if fresh {
             let seed = config.train.seed;
             train_device.seed(seed);
-            let net = config.model.init(&train_device);
+            let net = config.model.init(G::SHAPE, &train_device);
             let trainer = Trainer::new(net, optimizer(&config.train), train_device.clone(), &config.model, &config.train, 0);
             let meta = CheckpointMeta {
+                game: G::SHAPE.game.into(),
                 model: config.model.clone(),
-                rules: config.rules.to_string(),
+                rules: G::rules(&config).to_string(),
                 optimizer: config.train.optimizer,
                 step: 0,
                 iteration: 0,
@@ -122,7 +163,7 @@ impl Pipeline {
             tracing::info!("created run {} ({} network, seed {seed})", run.root().display(), config.model.describe());
             (trainer, meta)
         } else {
-            let (trainer, meta) = checkpoint::load(&run.checkpoint_path(), &train_device, &config.train, &config.model)?;
+            let (trainer, meta) = checkpoint::load(&run.checkpoint_path(), &train_device, &config.train, &config.model, G::SHAPE)?;
             tracing::info!(
                 "resumed run {} at generation {}, step {}, {} games seen",
                 run.root().display(),
@@ -141,8 +182,9 @@ impl Pipeline {
         }
         store::write_atomic(&run.config_path(), config.to_toml().as_bytes())?;
 
-        if meta.rules != config.rules.to_string() {
-            tracing::warn!("the run was trained under rules '{}' and the config now says '{}'; games under other rules are skipped", meta.rules, config.rules);
+        let rules = G::rules(&config);
+        if meta.rules != rules.to_string() {
+            tracing::warn!("the run was trained under rules '{}' and the config now says '{rules}'; games under other rules are skipped", meta.rules);
         }
         let mut rng = ChaCha8Rng::seed_from_u64(meta.rng_seed);
         rng.set_word_pos(meta.rng_word_pos.parse::<u128>().unwrap_or(0));
@@ -151,7 +193,7 @@ impl Pipeline {
         if p.run.best().is_none() && p.meta.iteration == 0 {
             // Generation 0 is the trainer's starting point (written after the checkpoint, so a
             // crash in between is repaired here).
-            let m = model_meta(&p.config, "gen-0000", 0, 0, 0);
+            let m = model_meta::<G>(&p.config, "gen-0000", 0, 0, 0);
             modelfile::save(&p.run.model_path(0), &p.trainer.inference_net(), &m)?;
         }
         p.restore_window()?;
@@ -162,9 +204,10 @@ impl Pipeline {
 
     /// Reloads the window's shards listed in the checkpoint.
     fn restore_window(&mut self) -> Result<()> {
+        let rules = G::rules(&self.config);
         for rel in self.meta.window.clone() {
             let path = self.run.resolve(&rel);
-            match load_shard(&path, &self.config.rules) {
+            match load_shard::<G>(&path, &rules) {
                 Ok((s, _)) => self.window.push(s),
                 Err(e) => tracing::warn!("window shard missing or unreadable, skipped: {e}"),
             }
@@ -174,13 +217,14 @@ impl Pipeline {
 
     /// Reads shards not seen before into the window; they count as new data.
     pub fn ingest(&mut self) -> Result<u64> {
+        let rules = G::rules(&self.config);
         let mut added = 0;
         for path in self.run.shards() {
             let rel = self.run.relative(&path);
             if self.meta.seen_shards.contains(&rel) {
                 continue;
             }
-            match load_shard(&path, &self.config.rules) {
+            match load_shard::<G>(&path, &rules) {
                 Ok((s, skipped)) => {
                     if skipped > 0 {
                         tracing::warn!("{}: {skipped} games under other rules or unreadable, skipped", path.display());
@@ -212,7 +256,7 @@ impl Pipeline {
     fn write_candidate(&self) -> Result<PathBuf> {
         let g = self.meta.iteration;
         let path = self.run.candidate_path(g);
-        let m = model_meta(&self.config, &format!("gen-{g:04}"), g, self.meta.step, self.meta.games_seen);
+        let m = model_meta::<G>(&self.config, &format!("gen-{g:04}"), g, self.meta.step, self.meta.games_seen);
         modelfile::save(&path, &self.trainer.inference_net(), &m)?;
         Ok(path)
     }
@@ -225,7 +269,7 @@ impl Pipeline {
     /// The current best network as an evaluator.
     pub fn best_evaluator(&self) -> Result<NetEvaluator> {
         let (_, path) = self.run.best().ok_or_else(|| PipelineError::NoModel(self.run.root().display().to_string()))?;
-        Ok(NetEvaluator::load(&path, &self.config.hardware)?)
+        Ok(NetEvaluator::load(&path, &self.config.hardware, G::SHAPE)?)
     }
 
     /// Plays `games` self-play games with the current best network into games/.
@@ -233,14 +277,14 @@ impl Pipeline {
         phase("selfplay");
         let evaluator = self.best_evaluator()?;
         let generation = self.run.best().map_or(0, |(g, _)| g);
-        let stage = self.config.selfplay_stage();
+        let stage = G::stage(&self.config);
         let summary = play_into_run(&self.run, &stage, &evaluator, evaluator.id(), generation, games, self.meta.iteration + 1, progress, stop)?;
         self.ingest()?;
         Ok(summary)
     }
 
     /// Teacher games in the window (written before the first generation).
-    fn teacher_games(&self) -> u64 {
+    pub fn teacher_games(&self) -> u64 {
         let prefix = format!("{}-", teacher::SHARD_PREFIX);
         self.window
             .shards()
@@ -249,10 +293,17 @@ impl Pipeline {
             .sum()
     }
 
-    /// Before the first generation is trained: the alpha-beta teacher's games (see
-    /// [`crate::selfplay::teacher`]) into games/, up to `[teacher] games` in all, so a resumed
-    /// run plays only the missing ones. Returns the games played now.
+    /// Before the first generation is trained: the teacher's games into games/ (see
+    /// [`RunGame::teach`]). Returns the games played now.
     pub fn teach(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<u64> {
+        G::teach(self, progress, stop)
+    }
+}
+
+impl Pipeline<JungleGame> {
+    /// The alpha-beta teacher's games (see [`crate::selfplay::teacher`]) into games/, up to
+    /// `[teacher] games` in all, so a resumed run plays only the missing ones.
+    fn teach_jungle(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<u64> {
         let want = self.config.teacher.games;
         let have = self.teacher_games();
         if want == 0 || self.meta.iteration > 0 || have >= want {
@@ -266,7 +317,7 @@ impl Pipeline {
         let done = std::cell::Cell::new(0u64);
         let plies = std::cell::Cell::new(0u64);
         let mut writer = ShardWriter::new(&self.run.games_dir(), teacher::SHARD_PREFIX, c.selfplay.games_per_shard);
-        let mut records_for_metrics: Vec<GameRecord> = Vec::new();
+        let mut records_for_metrics: Vec<GameRecord<JungleGame>> = Vec::new();
         let res = teacher::play_games(
             &c.teacher,
             &c.search,
@@ -310,6 +361,9 @@ impl Pipeline {
         Ok(done)
     }
 
+}
+
+impl<G: RunGame> Pipeline<G> {
     /// Trains on the window for the new data, saves the checkpoint and writes a candidate.
     /// Returns the candidate's generation, or `None` when there was no new data.
     pub fn learn(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<Option<u64>> {
@@ -318,6 +372,7 @@ impl Pipeline {
         }
         phase("train");
         let c = self.config.train.clone();
+        let rules = G::rules(&self.config);
         let window_size = c.window_size(self.meta.samples_seen as usize);
         // Never drop data not trained on yet (a large first batch of teacher games).
         self.window.trim(window_size.max(self.pending_samples as usize));
@@ -331,7 +386,7 @@ impl Pipeline {
                 return Err(PipelineError::Interrupted("during training; the last checkpoint is kept"));
             }
             let targets = Targets { mirror: c.mirror, q_ratio: c.value_q_ratio, opponent_policy: self.config.model.opponent_policy };
-            let Some(batch) = sample_batch(&self.window, &self.config.rules, c.batch_size, targets, &mut self.rng) else { break };
+            let Some(batch) = sample_batch(&self.window, &rules, c.batch_size, targets, &mut self.rng) else { break };
             let s = self.trainer.step(&batch);
             self.meta.samples_trained += batch.len() as u64;
             sum.policy_loss += s.policy_loss;
@@ -400,9 +455,9 @@ impl Pipeline {
         Ok(Some(self.meta.iteration))
     }
 
-    /// Gates every waiting candidate (see [`gate_run`]).
+    /// Gates every waiting candidate (see [`RunGame::gate`]).
     pub fn gate(&mut self) -> Result<()> {
-        gate_run(&self.run, &self.config)
+        G::gate(&self.run, &self.config)
     }
 
     /// The whole loop until the configured number of generations or time is reached, or `stop`.
@@ -422,7 +477,7 @@ impl Pipeline {
             if stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            if self.meta.iteration == 0 && self.config.teacher.games > 0 {
+            if self.meta.iteration == 0 {
                 self.teach(progress, stop)?;
                 if stop.load(Ordering::Relaxed) {
                     return Ok(());
@@ -439,8 +494,8 @@ impl Pipeline {
     }
 }
 
-fn model_meta(config: &Config, id: &str, generation: u64, steps: u64, games: u64) -> ModelMeta {
-    let mut m = modelfile::fresh_meta(&config.model, &config.rules, id);
+fn model_meta<G: RunGame>(config: &Config, id: &str, generation: u64, steps: u64, games: u64) -> ModelMeta {
+    let mut m = modelfile::fresh_meta(&config.model, G::SHAPE, &G::rules(config).to_string(), id);
     m.generation = generation;
     m.train_steps = steps;
     m.games = games;
@@ -449,6 +504,6 @@ fn model_meta(config: &Config, id: &str, generation: u64, steps: u64, games: u64
 
 /// The gate stage with the run's networks (see [`crate::arena::gate::gate_candidates`]).
 pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
-    let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware);
+    let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware, JungleGame::SHAPE);
     Ok(gate_candidates(run, &config.gate_settings(), &load)?)
 }

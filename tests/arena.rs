@@ -259,8 +259,8 @@ fn smoke_run_report_and_export() {
     // The safetensors weights, loaded back into a fresh network, reproduce the samples.
     use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
     let device = junglezero::nn::device::parse_device("flex").unwrap();
-    let (_, m) = junglezero::nn::modelfile::load(&model, &device).unwrap();
-    let mut net = m.model.init(&device);
+    let (_, m) = junglezero::nn::modelfile::load(&model, &device, junglezero::jungle::encode::SHAPE).unwrap();
+    let mut net = m.model.init(junglezero::jungle::encode::SHAPE, &device);
     let res = net.load_from(&mut SafetensorsStore::from_file(&out).with_from_adapter(PyTorchToBurnAdapter)).unwrap();
     assert!(res.errors.is_empty() && res.missing.is_empty(), "{res:?}");
     let eval = junglezero::nn::burn_eval::NetEvaluator::new(net, device, "x", &m.model);

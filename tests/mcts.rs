@@ -88,7 +88,7 @@ fn small_selfplay() -> (MctsConfig, SelfplayConfig) {
 
 /// Plays `opts` with both self-play drivers, asserts they produced the same games, and returns
 /// them (sorted by seed) with the batched driver's counters.
-fn plain_and_batched_agree<E: Evaluator<JungleGame>>(eval: &E, mcts: &MctsConfig, sp: &SelfplayConfig, opts: &RunOptions) -> (Vec<junglezero::selfplay::record::GameRecord>, Counters) {
+fn plain_and_batched_agree<E: Evaluator<JungleGame>>(eval: &E, mcts: &MctsConfig, sp: &SelfplayConfig, opts: &RunOptions<JungleGame>) -> (Vec<junglezero::selfplay::record::GameRecord<JungleGame>>, Counters) {
     let mut plain = play_plain(eval, mcts, sp, opts);
     let counters = Counters::default();
     let mut batched = Vec::new();
@@ -276,7 +276,7 @@ fn long_games_are_finished_by_the_teacher_with_teacher_targets() {
         model_id: "uniform".into(),
         root: JungleGame::start(rules),
         deadline: None,
-        finish: Some(finish),
+        finish: Some(finish.handover()),
     };
     let eval = UniformEvaluator::default();
     let (plain, counters) = plain_and_batched_agree(&eval, &mcts, &sp, &opts);

@@ -1,8 +1,9 @@
 //! The burn network: shapes and finiteness on every compiled backend, model files, and the
 //! network evaluator behind MCTS.
 
-use junglezero::game::Game;
-use junglezero::jungle::encode::{ACTIONS, INPUT_SIZE, encode};
+use junglezero::flip::{FlipGame, FlipRules};
+use junglezero::game::{Encode, Game, Shape, Turn};
+use junglezero::jungle::encode::{ACTIONS, INPUT_SIZE, SHAPE, encode};
 use junglezero::jungle::{JungleGame, Rules};
 use junglezero::mcts::{Evaluator, Outputs};
 use junglezero::nn::burn_eval::NetEvaluator;
@@ -37,7 +38,7 @@ fn forward_pass_is_finite_with_the_right_shapes_on_every_backend() {
     for name in backends {
         for cfg in [small(), ModelConfig { moves_left: true, ..small() }] {
             let device = parse_device(name).unwrap();
-            let net = cfg.init(&device);
+            let net = cfg.init(SHAPE, &device);
             let eval = NetEvaluator::new(net, device, "test", &cfg);
             let (_, x) = batch(3);
             let o = eval.forward(&x, 3);
@@ -55,7 +56,7 @@ fn forward_pass_is_finite_with_the_right_shapes_on_every_backend() {
 #[test]
 fn a_position_evaluates_the_same_alone_and_in_a_batch() {
     let device = parse_device("flex").unwrap();
-    let eval = NetEvaluator::new(small().init(&device), device, "test", &small());
+    let eval = NetEvaluator::new(small().init(SHAPE, &device), device, "test", &small());
     let (games, x) = batch(4);
     let refs: Vec<&JungleGame> = games.iter().collect();
     let (mut p4, mut v4, mut m4) = (vec![0.0; 4 * ACTIONS], vec![0.0; 4], vec![0.0; 4]);
@@ -74,10 +75,10 @@ fn model_files_round_trip_and_damage_is_refused() {
     let path = dir.join("m.jzm");
     let device = parse_device("flex").unwrap();
     let cfg = ModelConfig { moves_left: true, ..small() };
-    let net = cfg.init(&device);
-    let meta = fresh_meta(&cfg, &Rules::default(), "random-init");
+    let net = cfg.init(SHAPE, &device);
+    let meta = fresh_meta(&cfg, SHAPE, &Rules::default().to_string(), "random-init");
     modelfile::save(&path, &net, &meta).unwrap();
-    let (loaded, meta2) = modelfile::load(&path, &device).unwrap();
+    let (loaded, meta2) = modelfile::load(&path, &device, SHAPE).unwrap();
     assert_eq!(meta2, meta);
     let (_, x) = batch(2);
     let a = NetEvaluator::new(net, device.clone(), "a", &cfg).forward(&x, 2);
@@ -90,13 +91,13 @@ fn model_files_round_trip_and_damage_is_refused() {
     let mid = bad.len() / 2;
     bad[mid] ^= 0x40;
     std::fs::write(&path, &bad).unwrap();
-    let e = modelfile::load(&path, &device).unwrap_err();
+    let e = modelfile::load(&path, &device, SHAPE).unwrap_err();
     assert!(matches!(e, ModelFileError::Frame { source: FrameError::Checksum { .. }, .. }), "{e}");
     assert!(e.to_string().contains("m.jzm"), "{e}");
     std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
-    assert!(modelfile::load(&path, &device).is_err());
+    assert!(modelfile::load(&path, &device, SHAPE).is_err());
     std::fs::write(&path, b"hello").unwrap();
-    assert!(matches!(modelfile::load(&path, &device).unwrap_err(), ModelFileError::Frame { source: FrameError::BadMagic { .. }, .. }));
+    assert!(matches!(modelfile::load(&path, &device, SHAPE).unwrap_err(), ModelFileError::Frame { source: FrameError::BadMagic { .. }, .. }));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -111,7 +112,7 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     let ad = device.clone().autodiff();
     ad.seed(5);
     let config = TrainConfig { lr: 0.05, lr_warmup_steps: 0, ..TrainConfig::default() };
-    let mut trainer = Trainer::new(model.init(&ad), optimizer(&config), ad, &model, &config, 0);
+    let mut trainer = Trainer::new(model.init(SHAPE, &ad), optimizer(&config), ad, &model, &config, 0);
     let (games, x) = batch(16);
     let mut b = Batch {
         inputs: ndarray::Array4::from_shape_vec((16, 29, 9, 7), x.clone()).unwrap(),
@@ -153,4 +154,75 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
     assert!(v.iter().all(|x| x.is_finite() && x.abs() <= 1.0));
     assert!(m.iter().all(|x| x.is_finite() && *x >= 0.0), "plies left: {m:?}");
+}
+
+/// `n` flip-game positions from a game played along fixed choices (nature's draws too), and
+/// their encodings.
+fn flip_batch(n: usize) -> (Vec<FlipGame>, Vec<f32>) {
+    let mut g = FlipGame::start(FlipRules::default());
+    let mut games = Vec::new();
+    let mut outcomes = Vec::new();
+    while games.len() < n {
+        match g.turn() {
+            Turn::Player(_) => {
+                games.push(g.clone());
+                let moves = g.legal_moves();
+                let m = moves[(games.len() * 5) % moves.len()];
+                g.play_unchecked(m);
+            }
+            Turn::Chance => {
+                g.chance_outcomes(&mut outcomes);
+                g.play_unchecked(outcomes[games.len() % outcomes.len()].0);
+            }
+            Turn::Over(_) => g = FlipGame::start(FlipRules::default()),
+        }
+    }
+    let mut x = vec![0.0; n * FlipGame::INPUT_SIZE];
+    for (i, g) in games.iter().enumerate() {
+        g.encode(&mut x[i * FlipGame::INPUT_SIZE..(i + 1) * FlipGame::INPUT_SIZE]);
+    }
+    (games, x)
+}
+
+#[test]
+fn one_network_code_serves_the_flip_game_and_its_model_files_name_the_game() {
+    let flip: Shape = FlipGame::SHAPE;
+    let device = parse_device("flex").unwrap();
+    let cfg = ModelConfig { moves_left: true, ..small() };
+    device.seed(3);
+    let net = cfg.init(flip, &device);
+    assert_eq!(net.shape(), flip);
+    let (games, x) = flip_batch(6);
+    let burn = NetEvaluator::new(net.clone(), device.clone(), "burn", &cfg);
+    let fused = NetEvaluator::new(net.clone(), device.clone(), "fused", &cfg).with_fused_cpu();
+    let (a, b) = (burn.forward(&x, 6), fused.forward(&x, 6));
+    assert_eq!((a.policy.len(), a.wdl.len()), (6 * 80, 18));
+    let worst = a.policy.iter().zip(&b.policy).chain(a.wdl.iter().zip(&b.wdl)).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(worst < 1e-4, "the fused path on 4x4 differs by {worst}");
+    let refs: Vec<&FlipGame> = games.iter().collect();
+    let (mut p, mut v, mut m) = (vec![0.0; 6 * 80], vec![0.0; 6], vec![0.0; 6]);
+    fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
+    assert!(v.iter().all(|x| x.is_finite() && x.abs() <= 1.0));
+
+    // The file says which game; a flip model does not load for Jungle, nor the reverse.
+    let dir = std::env::temp_dir().join(format!("jz-flip-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("flip.jzm");
+    let meta = fresh_meta(&cfg, flip, &FlipRules::default().to_string(), "gen-0001");
+    modelfile::save(&path, &net, &meta).unwrap();
+    let (loaded, meta2) = modelfile::load(&path, &device, flip).unwrap();
+    assert_eq!((meta2.game.as_str(), meta2.actions, loaded.shape()), ("flip", 80, flip));
+    let e = modelfile::load(&path, &device, SHAPE).unwrap_err().to_string();
+    assert!(e.contains("flip.jzm") && e.contains("a model of the flip game; this command plays jungle"), "{e}");
+    let jpath = dir.join("jungle.jzm");
+    modelfile::save(&jpath, &small().init(SHAPE, &device), &fresh_meta(&small(), SHAPE, &Rules::default().to_string(), "j")).unwrap();
+    let e = NetEvaluator::load(&jpath, &Default::default(), flip).err().expect("refused").to_string();
+    assert!(e.contains("a model of the jungle game; this command plays flip"), "{e}");
+    // A header whose planes do not fit its game is refused.
+    let mut bad = meta.clone();
+    bad.input_planes = 29;
+    modelfile::save(&path, &net, &bad).unwrap();
+    let e = modelfile::load(&path, &device, flip).unwrap_err().to_string();
+    assert!(e.contains("this flip model has 29 input planes"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use junglezero::arena::gate::gate_candidates;
 use junglezero::config::Config;
+use junglezero::jungle::JungleGame;
 use junglezero::mcts::testing::{RolloutEvaluator, UniformEvaluator};
 use junglezero::nn::modelfile::ModelFileError;
 use junglezero::selfplay::record::read_shard;
@@ -70,7 +71,7 @@ fn self_play_writes_every_game_to_shards_and_one_summary_event() {
     assert!(ticks > 0, "progress was reported");
     let shards = run.shards();
     assert_eq!(shards.len(), 3, "2 + 2 + 1 games: {shards:?}");
-    let games: Vec<_> = shards.iter().flat_map(|p| read_shard(p).unwrap()).collect();
+    let games: Vec<_> = shards.iter().flat_map(|p| read_shard::<JungleGame>(p).unwrap()).collect();
     assert_eq!(games.len(), 5);
     assert!(games.iter().all(|g| g.model_id == "uniform" && !g.moves.is_empty() && g.moves.len() <= 40));
     assert!(shards.iter().all(|p| p.file_name().unwrap().to_string_lossy().starts_with("uniform-")));
@@ -121,5 +122,47 @@ fn with_gating_disabled_candidates_are_promoted_without_a_match() {
     assert_eq!(run.best().map(|(g, _)| g), Some(1));
     let (events, _) = run.read_events();
     assert!(events.iter().any(|e| matches!(e, Event::Gate(g) if g.generation == 1 && g.accepted && g.reason == "gating disabled")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn flip_self_play_records_nature_s_draws_and_its_games_become_samples() {
+    use junglezero::flip::{FlipGame, FlipMove, FlipRules};
+    use junglezero::selfplay::stage::StageSettings;
+    use junglezero::train::replay::samples_from_games;
+    let (dir, run) = fresh_run("flip-selfplay", &[], &[]);
+    let config = small_config();
+    let rules = FlipRules { no_progress_plies: 12, ..FlipRules::default() };
+    let stage: StageSettings<FlipGame> =
+        StageSettings { mcts: &config.mcts, selfplay: &config.selfplay, heuristic: None, rules, finish: None, seed: 5 };
+    let stop = AtomicBool::new(false);
+    let summary = play_into_run(&run, &stage, &UniformEvaluator::default(), "uniform", 0, 4, 1, &mut |_, _, _, _| {}, &stop).unwrap();
+    assert_eq!(summary.games, 4);
+    let shards = run.shards();
+    let games: Vec<_> = shards.iter().flat_map(|p| read_shard::<FlipGame>(p).unwrap()).collect();
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        use junglezero::game::Reason;
+        assert!(matches!(g.reason, Reason::Annihilation | Reason::NoMoves | Reason::NoProgress | Reason::Resignation), "{g:?}");
+        // Every flip is followed by what it revealed, recorded without a search value.
+        for (i, m) in g.moves.iter().enumerate() {
+            if let FlipMove::Flip(s) = m.mv {
+                let next = &g.moves[i + 1];
+                assert!(matches!(next.mv, FlipMove::Reveal(t, _) if t == s), "move {i}: {:?}", next.mv);
+                assert!(next.root_value.is_nan() && next.visits.is_empty() && !next.full_search);
+            }
+        }
+        // A Jungle reader refuses the shard.
+        assert!(read_shard::<JungleGame>(&shards[0]).is_err());
+    }
+    let (samples, skipped) = samples_from_games(Path::new("flip.jzg"), &games, &rules);
+    assert_eq!((samples.games, skipped), (4, 0));
+    assert!(!samples.samples.is_empty());
+    for (i, s) in samples.samples.iter().enumerate() {
+        assert!(s.short_value.is_finite() && s.short_value.abs() <= 1.0, "{}", s.short_value);
+        let t = samples.target(i);
+        assert!(!t.is_empty() && t.iter().all(|&(a, p)| usize::from(a) < 80 && p > 0.0));
+        assert!((t.iter().map(|t| t.1).sum::<f32>() - 1.0).abs() < 1e-4);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

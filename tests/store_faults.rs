@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use fail::FailScenario;
-use junglezero::game::Reason;
-use junglezero::jungle::{START_FEN, Side, parse_move};
+use junglezero::game::{Reason, Seat};
+use junglezero::jungle::{JungleGame, START_FEN, parse_move};
 use junglezero::selfplay::record::{GameRecord, MoveRecord, read_shard, write_shard};
 use junglezero::store::events::{Event, TrainEvent};
 use junglezero::store::run::RunDir;
@@ -20,15 +20,15 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn game() -> GameRecord {
+fn game() -> GameRecord<JungleGame> {
     let moves = ["a3a4", "g7g6", "a4a5"].iter().map(|t| MoveRecord { mv: parse_move(t).unwrap(), full_search: false, root_value: 0.0, visits: vec![] }).collect();
     GameRecord {
         rules: Default::default(),
         model_id: "gen-0001".into(),
         seed: 7,
-        root_fen: START_FEN.into(),
+        root: START_FEN.into(),
         moves,
-        winner: Some(Side::Red),
+        winner: Some(Seat::First),
         reason: Reason::Resignation,
         would_resign: None,
     }

@@ -30,7 +30,7 @@ fn stderr(o: &Output) -> String {
 
 /// Games in all shards of a run.
 fn games_on_disk(run: &RunDir) -> usize {
-    run.shards().iter().map(|p| read_shard(p).unwrap().len()).sum()
+    run.shards().iter().map(|p| read_shard::<junglezero::jungle::JungleGame>(p).unwrap().len()).sum()
 }
 
 /// The generations promoted or rejected, sorted; none may still be waiting. Whether a tiny
@@ -72,7 +72,7 @@ fn smoke_loop_runs_end_to_end() {
         .shards()
         .iter()
         .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("teacher-"))
-        .map(|p| read_shard(p).unwrap().len())
+        .map(|p| read_shard::<junglezero::jungle::JungleGame>(p).unwrap().len())
         .sum();
     assert_eq!(teacher, 8);
     let kinds = metric_kinds(&run);
@@ -81,7 +81,7 @@ fn smoke_loop_runs_end_to_end() {
     }
     let config = Config::load(Some(&run.config_path()), &[]).unwrap();
     let device = junglezero::nn::device::parse_device("flex").unwrap().autodiff();
-    let (_, meta) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model).unwrap();
+    let (_, meta) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model, junglezero::jungle::encode::SHAPE).unwrap();
     assert_eq!((meta.iteration, meta.games_seen), (2, 16));
     assert!(meta.step > 0 && meta.samples_trained >= meta.step);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -108,7 +108,7 @@ fn an_interrupted_run_resumes_and_keeps_every_file() {
         .collect();
     let config = Config::load(Some(&run.config_path()), &[]).unwrap();
     let device = junglezero::nn::device::parse_device("flex").unwrap().autodiff();
-    let (_, m1) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model).unwrap();
+    let (_, m1) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model, junglezero::jungle::encode::SHAPE).unwrap();
     assert_eq!(m1.iteration, 1);
 
     // Restart without --config: the run's own snapshot is used, with the new limit.
@@ -117,7 +117,7 @@ fn an_interrupted_run_resumes_and_keeps_every_file() {
     for (p, b) in &before {
         assert_eq!(&std::fs::read(p).unwrap(), b, "{} changed or vanished", p.display());
     }
-    let (_, m2) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model).unwrap();
+    let (_, m2) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model, junglezero::jungle::encode::SHAPE).unwrap();
     assert_eq!((m2.iteration, m2.games_seen), (2, 16));
     assert!(m2.step > m1.step && m2.samples_trained > m1.samples_trained);
     assert_eq!(m2.rng_seed, m1.rng_seed, "the run keeps its seed");
@@ -147,7 +147,7 @@ fn kills_at_random_moments_lose_nothing() {
     let run = RunDir::new(&dir);
     let config = Config::load(Some(&run.config_path()), &[]).unwrap();
     let device = junglezero::nn::device::parse_device("flex").unwrap().autodiff();
-    let (_, meta) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model).unwrap();
+    let (_, meta) = checkpoint::load(&run.checkpoint_path(), &device, &config.train, &config.model, junglezero::jungle::encode::SHAPE).unwrap();
     assert_eq!(meta.iteration, 4);
     assert_eq!(meta.games_seen, 4 * config.train.games_per_iteration, "every game counted exactly once");
     assert_eq!(games_on_disk(&run) as u64, meta.games_seen);

@@ -19,6 +19,7 @@ use std::time::Duration;
 use super::clock::{TimeControl, TimeControlError};
 use super::external::{ExternalError, ExternalPlayer};
 use crate::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
+use crate::game::Encode;
 use crate::jungle::{JungleGame, Rules};
 use crate::mcts::{MctsConfig, MctsPlayer};
 use crate::nn::burn_eval::NetEvaluator;
@@ -278,7 +279,7 @@ pub struct PlayerFactory {
 impl PlayerFactory {
     pub fn new(spec: PlayerSpec, config: &PlayerSettings) -> Result<PlayerFactory, PlayerError> {
         let net = match &spec {
-            PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, &config.hardware)?)),
+            PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, &config.hardware, JungleGame::SHAPE)?)),
             _ => None,
         };
         if let PlayerSpec::External { cmd, .. } = &spec {

@@ -7,7 +7,7 @@ use crate::cli::ExportArgs;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let meta = modelfile::read_meta(&args.model)?;
-    let eval = NetEvaluator::from_file(&args.model, parse_device("flex")?)?;
+    let eval = NetEvaluator::from_file(&args.model, parse_device("flex")?, junglezero::jungle::encode::SHAPE)?;
     let rules: Rules = meta
         .rules
         .parse()

@@ -49,8 +49,8 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, seed: u64) -> anyhow::Result<junglezero::nn::burn_eval::NetEvaluator> {
     use junglezero::nn::burn_eval::NetEvaluator;
     Ok(match &choice.model {
-        Some(path) => NetEvaluator::load(path, &config.hardware)?,
-        None => NetEvaluator::random_init(&config.model, &config.hardware, seed)?,
+        Some(path) => NetEvaluator::load(path, &config.hardware, junglezero::jungle::encode::SHAPE)?,
+        None => NetEvaluator::random_init(&config.model, junglezero::jungle::encode::SHAPE, &config.hardware, seed)?,
     })
 }
 

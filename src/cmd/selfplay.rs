@@ -3,7 +3,6 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use junglezero::mcts::Evaluator;
 use junglezero::selfplay::shards::ShardWriter;
 use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
 
@@ -27,12 +26,12 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     tracing::info!(
         "self-play: {} games, network {}, seed {seed}, {} workers x {} games in flight, output {}",
         args.games,
-        evaluator.name(),
+        evaluator.describe(),
         config.selfplay.worker_count(),
         config.selfplay.games_in_flight,
         out.display()
     );
-    let opts = RunOptions { finish: config.finisher(), ..RunOptions::from_start(args.games, seed, evaluator.id(), config.rules) };
+    let opts = RunOptions { finish: config.finisher().map(|f| f.handover()), ..RunOptions::from_start(args.games, seed, evaluator.id(), &config.rules) };
     let counters = Counters::default();
     let pb = bar(args.games, "games");
     let start = Instant::now();

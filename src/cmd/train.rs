@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use indicatif::ProgressBar;
 use junglezero::config::Config;
 use junglezero::store::run::RunDir;
+use junglezero::jungle::JungleGame;
 use junglezero::pipeline::{Pipeline, gate_run};
 use junglezero::selfplay::stage::play_into_run;
 
@@ -84,7 +85,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let run_path = args.run.clone().unwrap_or_else(|| default_run_path(args.config.config.as_deref()));
     let config = run_config(&run_path, args.config.config.as_deref(), &args.config.set)?;
     let _lock = RunDir::new(&run_path).lock_trainer()?;
-    let mut pipeline = Pipeline::open(RunDir::new(&run_path), config)?;
+    let mut pipeline = Pipeline::<JungleGame>::open(RunDir::new(&run_path), config)?;
     let c = &pipeline.config;
     tracing::info!(
         "training {} in {}: {} games per generation, {} net on {}, {} self-play workers x {} games in flight",
@@ -124,7 +125,7 @@ pub fn learn(args: RunArgs) -> anyhow::Result<()> {
     let run = existing_run(&args.run)?;
     let config = run_config(&args.run, None, &args.set)?;
     let _lock = run.lock_trainer()?;
-    let mut pipeline = Pipeline::open(run, config)?;
+    let mut pipeline = Pipeline::<JungleGame>::open(run, config)?;
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
     let out = pipeline.learn(&mut |s, d, t, m| bars.update(s, d, t, m), &stop);
@@ -152,7 +153,7 @@ pub fn selfplay_for_run(path: &Path, games: u64, set: &[String]) -> anyhow::Resu
     let run = existing_run(path)?;
     let config = run_config(path, None, set)?;
     let (g, model) = run.best().ok_or_else(|| anyhow::anyhow!("{}: no model in models/", path.display()))?;
-    let evaluator = junglezero::nn::burn_eval::NetEvaluator::load(&model, &config.hardware)?;
+    let evaluator = junglezero::nn::burn_eval::NetEvaluator::load(&model, &config.hardware, junglezero::jungle::encode::SHAPE)?;
     tracing::info!("self-play for run {} with gen-{g:04}: {games} games", path.display());
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();

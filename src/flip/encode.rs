@@ -19,8 +19,8 @@
 //! legal move when it is legal) takes action 0.
 
 use super::state::FlipGame;
-use super::types::{Cell, FlipMove, Piece, SQUARES, Square};
-use crate::game::{Encode, Game};
+use super::types::{Cell, FILES, FlipMove, Piece, RANKS, SQUARES, Square};
+use crate::game::{Encode, Game, Shape};
 use crate::jungle::Side;
 
 pub const PLANES: usize = 39;
@@ -96,9 +96,11 @@ pub fn encode(g: &FlipGame, out: &mut [f32]) {
     }
 }
 
+/// The network's view of the flip game: 39 planes over 4 × 4, five policy planes.
+pub const SHAPE: Shape = Shape { game: "flip", rows: RANKS, cols: FILES, planes: PLANES, policy_planes: POLICY_PLANES };
+
 impl Encode for FlipGame {
-    const INPUT_SIZE: usize = INPUT_SIZE;
-    const ACTIONS: usize = ACTIONS;
+    const SHAPE: Shape = SHAPE;
 
     fn encode(&self, out: &mut [f32]) {
         encode(self, out);

@@ -10,6 +10,7 @@ pub mod notation;
 pub mod perft;
 pub mod rules;
 pub mod state;
+pub mod trainable;
 pub mod types;
 
 pub use notation::{FlipMoveError, PositionError, parse_move, parse_position, play_text, position};

@@ -30,7 +30,7 @@
 
 use super::position::Position;
 use super::rules::{Repetition, Rules};
-use crate::game::Encode;
+use crate::game::{Encode, Shape};
 use super::state::JungleGame;
 use super::tables::{DEN, Dir, JUMP, STEP, TRAPS, WATER, direction};
 use super::types::{Kind, Move, NUM_SQUARES, Side, Square};
@@ -163,9 +163,11 @@ pub fn mirror_planes(planes: &mut [f32]) {
     }
 }
 
+/// The network's view of the big game: 29 planes over 9 × 7, four policy planes.
+pub const SHAPE: Shape = Shape { game: "jungle", rows: 9, cols: 7, planes: PLANES, policy_planes: 4 };
+
 impl Encode for JungleGame {
-    const INPUT_SIZE: usize = INPUT_SIZE;
-    const ACTIONS: usize = ACTIONS;
+    const SHAPE: Shape = SHAPE;
 
     fn encode(&self, out: &mut [f32]) {
         encode(self, out);

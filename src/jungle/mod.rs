@@ -11,6 +11,7 @@ pub mod position;
 pub mod rules;
 pub mod state;
 pub mod tables;
+pub mod trainable;
 pub mod types;
 
 pub use history::History;

@@ -7,9 +7,8 @@ use crate::mcts::{Evaluator, Outputs};
 use super::device::{is_cpu, parse_device};
 use super::fused::{FusedNet, HostOutputs};
 use super::model::{MOVES_LEFT_UNIT, ModelConfig, Net, input_tensor};
+use crate::game::{Encode, Shape};
 use crate::nn::device::HardwareConfig;
-use crate::jungle::JungleGame;
-use crate::jungle::encode::ACTIONS;
 
 /// A network ready for inference on one device. Shared by reference between worker threads
 /// (burn modules are `Sync`); each call is one batched forward pass.
@@ -40,37 +39,43 @@ impl NetEvaluator {
         self.fused.is_some()
     }
 
-    /// Loads a model file onto the configured device (fused CPU path when configured).
-    pub fn load(path: &std::path::Path, hw: &HardwareConfig) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
+    /// Loads a model file for a game of `shape` onto the configured device (fused CPU path
+    /// when configured). A model of another game is refused.
+    pub fn load(path: &std::path::Path, hw: &HardwareConfig, shape: Shape) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
         let device = parse_device(&hw.device).map_err(|e| super::modelfile::ModelFileError::Header {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        let e = NetEvaluator::from_file(path, device)?;
+        let e = NetEvaluator::from_file(path, device, shape)?;
         Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
     }
 
-    /// An untrained network on the configured device.
-    pub fn random_init(model: &ModelConfig, hw: &HardwareConfig, seed: u64) -> Result<NetEvaluator, super::device::DeviceError> {
-        let e = NetEvaluator::random(model, parse_device(&hw.device)?, seed);
+    /// An untrained network for a game of `shape` on the configured device.
+    pub fn random_init(model: &ModelConfig, shape: Shape, hw: &HardwareConfig, seed: u64) -> Result<NetEvaluator, super::device::DeviceError> {
+        let e = NetEvaluator::random(model, shape, parse_device(&hw.device)?, seed);
         Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
     }
 
-    /// Loads a model file onto `device`.
-    pub fn from_file(path: &std::path::Path, device: Device) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
-        let (net, meta) = super::modelfile::load(path, &device)?;
+    /// Loads a model file for a game of `shape` onto `device`.
+    pub fn from_file(path: &std::path::Path, device: Device, shape: Shape) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
+        let (net, meta) = super::modelfile::load(path, &device, shape)?;
         Ok(NetEvaluator::new(net, device, &meta.id, &meta.model))
     }
 
     /// A freshly initialised (untrained) network, reproducible for a given seed.
-    pub fn random(model: &ModelConfig, device: Device, seed: u64) -> NetEvaluator {
+    pub fn random(model: &ModelConfig, shape: Shape, device: Device, seed: u64) -> NetEvaluator {
         device.seed(seed);
-        let net = model.init(&device);
+        let net = model.init(shape, &device);
         NetEvaluator::new(net, device, "random-init", model)
     }
 
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The network for logs: its id, shape and inference path.
+    pub fn describe(&self) -> String {
+        format!("{} ({}{})", self.id, self.model.describe(), if self.fused.is_some() { ", fused CPU" } else { "" })
     }
 
     pub fn model(&self) -> &ModelConfig {
@@ -85,14 +90,19 @@ impl NetEvaluator {
         &self.device
     }
 
-    /// One forward pass over `n` encoded positions: policy logits (`n × 252`), win/draw/loss
+    /// The game's board and planes the network reads.
+    pub fn shape(&self) -> Shape {
+        self.net.shape()
+    }
+
+    /// One forward pass over `n` encoded positions: policy logits (`n × actions`), win/draw/loss
     /// probabilities (`n × 3`) for the side to move, and plies left in units of
     /// `MOVES_LEFT_UNIT` (`n`, empty without the head).
     pub fn forward(&self, inputs: &[f32], n: usize) -> HostOutputs {
         if let Some(f) = &self.fused {
             return f.forward(inputs, n);
         }
-        let out = self.net.forward(input_tensor(inputs, n, &self.device));
+        let out = self.net.forward(input_tensor(inputs, n, self.net.shape(), &self.device));
         let wdl = softmax(out.wdl, 1);
         // The outputs are f32 tensors produced by this network, so the conversions cannot fail.
         let host = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().expect("network outputs are f32");
@@ -105,12 +115,16 @@ thread_local! {
     static WDL: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-impl Evaluator<JungleGame> for NetEvaluator {
-    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], out: Outputs<'_>) {
+/// Evaluates positions of any game; the network must have been built for that game (loading
+/// checks the model file's game, so a mismatch is a bug: it panics rather than read garbage).
+impl<G: Encode> Evaluator<G> for NetEvaluator {
+    fn evaluate(&self, states: &[&G], inputs: &[f32], out: Outputs<'_>) {
         let n = states.len();
         if n == 0 {
             return;
         }
+        assert_eq!(self.net.shape(), G::SHAPE, "a {} network asked to evaluate {} positions", self.net.shape().game, G::SHAPE.game);
+        let actions = G::ACTIONS;
         if let Some(f) = &self.fused {
             // Straight into the caller's buffers; only the win/draw/loss triples need room.
             WDL.with(|wdl| {
@@ -118,7 +132,7 @@ impl Evaluator<JungleGame> for NetEvaluator {
                 if wdl.len() < n * 3 {
                     wdl.resize(n * 3, 0.0);
                 }
-                f.forward_into(inputs, n, &mut out.policy[..n * ACTIONS], &mut wdl[..n * 3], &mut out.moves_left[..n]);
+                f.forward_into(inputs, n, &mut out.policy[..n * actions], &mut wdl[..n * 3], &mut out.moves_left[..n]);
                 for i in 0..n {
                     out.value[i] = wdl[3 * i] - wdl[3 * i + 2];
                     out.moves_left[i] = if f.has_moves_left() { out.moves_left[i] * MOVES_LEFT_UNIT } else { f32::NAN };
@@ -127,7 +141,7 @@ impl Evaluator<JungleGame> for NetEvaluator {
             return;
         }
         let o = self.forward(inputs, n);
-        out.policy[..n * ACTIONS].copy_from_slice(&o.policy[..n * ACTIONS]);
+        out.policy[..n * actions].copy_from_slice(&o.policy[..n * actions]);
         for i in 0..n {
             out.value[i] = o.wdl[3 * i] - o.wdl[3 * i + 2];
             out.moves_left[i] = o.moves_left.get(i).map_or(f32::NAN, |m| m * MOVES_LEFT_UNIT);
@@ -135,6 +149,6 @@ impl Evaluator<JungleGame> for NetEvaluator {
     }
 
     fn name(&self) -> String {
-        format!("{} ({}{})", self.id, self.model.describe(), if self.fused.is_some() { ", fused CPU" } else { "" })
+        self.describe()
     }
 }

@@ -12,11 +12,13 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
 use super::burn_eval::NetEvaluator;
-use super::model::{COLS, ROWS};
 use super::modelfile::ModelMeta;
-use crate::game::Game;
+use crate::game::{Encode, Game};
 use crate::jungle::encode::{ACTIONS, INPUT_SIZE, PLANES, encode};
 use crate::jungle::{JungleGame, Rules};
+
+const ROWS: usize = JungleGame::SHAPE.rows;
+const COLS: usize = JungleGame::SHAPE.cols;
 use crate::store::{self, StoreError};
 
 /// Version of the exported description (`FILE.json`).

@@ -16,10 +16,8 @@ use burn::prelude::*;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2};
 
-use super::model::{COLS, Net, ROWS};
-use crate::jungle::encode::{ACTIONS, PLANES};
-
-const SQ: usize = ROWS * COLS;
+use super::model::Net;
+use crate::game::Shape;
 
 fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.into_data().try_into_vec::<f32>().expect("network parameters are f32")
@@ -68,10 +66,11 @@ impl Conv {
         Conv { k: kh, cin, cout, w, b: shift }
     }
 
-    /// `out[n*63, cout] = conv(x[n*63, cin])` plus bias, then `residual` added and ReLU when
-    /// asked. `patches` is scratch for the 3×3 case.
-    fn apply(&self, x: &[f32], n: usize, out: &mut [f32], patches: &mut Vec<f32>, residual: Option<&[f32]>, relu: bool) {
-        let m = n * SQ;
+    /// `out[n*squares, cout] = conv(x[n*squares, cin])` plus bias, then `residual` added and
+    /// ReLU when asked. `patches` is scratch for the 3×3 case.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(&self, shape: &Shape, x: &[f32], n: usize, out: &mut [f32], patches: &mut Vec<f32>, residual: Option<&[f32]>, relu: bool) {
+        let m = n * shape.squares();
         let a: ArrayView2<f32> = if self.k == 1 {
             ArrayView2::from_shape((m, self.cin), &x[..m * self.cin]).expect("shape")
         } else {
@@ -79,7 +78,7 @@ impl Conv {
             if patches.len() < m * kk {
                 patches.resize(m * kk, 0.0); // im2col then writes every element
             }
-            im2col(x, n, self.cin, self.k, patches);
+            im2col(shape, x, n, self.cin, self.k, patches);
             ArrayView2::from_shape((m, kk), &patches[..m * kk]).expect("shape")
         };
         let w = ArrayView2::from_shape((self.k * self.k * self.cin, self.cout), &self.w[..]).expect("shape");
@@ -98,23 +97,24 @@ impl Conv {
     }
 }
 
-/// Channels-last `x[n, 9, 7, c]` → patches `[n*63, k*k*c]`, zero outside the board.
-fn im2col(x: &[f32], n: usize, c: usize, k: usize, out: &mut [f32]) {
+/// Channels-last `x[n, rows, cols, c]` → patches `[n*squares, k*k*c]`, zero outside the board.
+fn im2col(shape: &Shape, x: &[f32], n: usize, c: usize, k: usize, out: &mut [f32]) {
+    let (rows, cols, sq) = (shape.rows, shape.cols, shape.squares());
     let r = (k / 2) as isize;
     let row_len = k * k * c;
     for b in 0..n {
-        for y in 0..ROWS {
-            for xx in 0..COLS {
-                let dst = &mut out[((b * SQ) + y * COLS + xx) * row_len..][..row_len];
+        for y in 0..rows {
+            for xx in 0..cols {
+                let dst = &mut out[((b * sq) + y * cols + xx) * row_len..][..row_len];
                 for dy in 0..k {
                     let sy = y as isize + dy as isize - r;
                     for dx in 0..k {
                         let sx = xx as isize + dx as isize - r;
                         let d = &mut dst[(dy * k + dx) * c..][..c];
-                        if sy < 0 || sy >= ROWS as isize || sx < 0 || sx >= COLS as isize {
+                        if sy < 0 || sy >= rows as isize || sx < 0 || sx >= cols as isize {
                             d.fill(0.0);
                         } else {
-                            let s = (b * SQ + sy as usize * COLS + sx as usize) * c;
+                            let s = (b * sq + sy as usize * cols + sx as usize) * c;
                             d.copy_from_slice(&x[s..s + c]);
                         }
                     }
@@ -168,6 +168,7 @@ thread_local! {
 /// The network's weights rearranged for the fused CPU forward pass.
 #[derive(Clone, Debug)]
 pub struct FusedNet {
+    shape: Shape,
     stem: Conv,
     blocks: Vec<(Conv, Conv)>,
     policy_hidden: Conv,
@@ -180,13 +181,13 @@ pub struct FusedNet {
     moves_left: Option<(Conv, Dense, Dense)>,
 }
 
-/// `fc1` of a head whose input is a flattened `[channels, 63]` map, with its input rows
+/// `fc1` of a head whose input is a flattened `[channels, squares]` map, with its input rows
 /// reordered from (channel, square) to (square, channel) to match the channels-last activations.
-fn reorder_fc1(mut fc1: Dense, channels: usize) -> Dense {
+fn reorder_fc1(mut fc1: Dense, channels: usize, sq: usize) -> Dense {
     let mut w = vec![0.0f32; fc1.w.len()];
     for c in 0..channels {
-        for s in 0..SQ {
-            let (from, to) = (c * SQ + s, s * channels + c);
+        for s in 0..sq {
+            let (from, to) = (c * sq + s, s * channels + c);
             w[to * fc1.outputs..(to + 1) * fc1.outputs].copy_from_slice(&fc1.w[from * fc1.outputs..(from + 1) * fc1.outputs]);
         }
     }
@@ -197,7 +198,7 @@ fn reorder_fc1(mut fc1: Dense, channels: usize) -> Dense {
 #[derive(Clone, Debug, PartialEq)]
 /// A forward pass's outputs for `n` positions, on the host (fused path and burn path alike).
 pub struct HostOutputs {
-    /// `n × 252` policy logits.
+    /// `n × actions` policy logits.
     pub policy: Vec<f32>,
     /// `n × 3` win/draw/loss probabilities.
     pub wdl: Vec<f32>,
@@ -211,14 +212,17 @@ const CHUNK: usize = 32;
 impl FusedNet {
     pub fn from_net(net: &Net) -> FusedNet {
         let p = net.parts();
+        let shape = net.shape();
+        let sq = shape.squares();
         let value_conv = Conv::from_burn(p.value_conv, Some(p.value_bn));
-        let fc1 = reorder_fc1(Dense::from_burn(p.value_fc1), value_conv.cout);
+        let fc1 = reorder_fc1(Dense::from_burn(p.value_fc1), value_conv.cout, sq);
         let moves_left = p.moves_left.map(|h| {
             let conv = Conv::from_burn(&h.conv, Some(&h.bn));
-            let fc1 = reorder_fc1(Dense::from_burn(&h.fc1), conv.cout);
+            let fc1 = reorder_fc1(Dense::from_burn(&h.fc1), conv.cout, sq);
             (conv, fc1, Dense::from_burn(&h.fc2))
         });
         FusedNet {
+            shape,
             stem: Conv::from_burn(p.stem_conv, Some(p.stem_bn)),
             blocks: p.blocks.iter().map(|(c1, b1, c2, b2)| (Conv::from_burn(c1, Some(b1)), Conv::from_burn(c2, Some(b2)))).collect(),
             policy_hidden: Conv::from_burn(p.policy_conv, Some(p.policy_bn)),
@@ -230,14 +234,14 @@ impl FusedNet {
         }
     }
 
-    /// Same contract as `NetEvaluator::forward`: `inputs` are `n` encodings in `[PLANES, 9, 7]`
-    /// order; returns policy logits, win/draw/loss probabilities and (with the head) moves left.
+    /// Same contract as `NetEvaluator::forward`: `inputs` are `n` encodings in
+    /// `[planes, rows, cols]` order; returns policy logits, win/draw/loss probabilities and (with the head) moves left.
     ///
     /// Large batches run in chunks of [`CHUNK`] positions so that the activations and patch
     /// matrices stay in cache (measured: batch 256 in one piece is ~2x slower per position).
     pub fn forward(&self, inputs: &[f32], n: usize) -> HostOutputs {
         let ml = if self.moves_left.is_some() { n } else { 0 };
-        let mut out = HostOutputs { policy: vec![0.0; n * ACTIONS], wdl: vec![0.0; n * 3], moves_left: vec![0.0; ml] };
+        let mut out = HostOutputs { policy: vec![0.0; n * self.shape.actions()], wdl: vec![0.0; n * 3], moves_left: vec![0.0; ml] };
         self.forward_into(inputs, n, &mut out.policy, &mut out.wdl, &mut out.moves_left);
         out
     }
@@ -248,11 +252,11 @@ impl FusedNet {
     }
 
     /// [`forward`](Self::forward) into the caller's buffers, allocating nothing once the
-    /// thread's scratch space has grown: `policy` takes `n × 252` logits, `wdl` `n × 3`
+    /// thread's scratch space has grown: `policy` takes `n × actions` logits, `wdl` `n × 3`
     /// probabilities and `moves_left` `n` predictions (left alone when it is shorter than `n`,
     /// as without the head).
     pub fn forward_into(&self, inputs: &[f32], n: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {
-        let per = PLANES * SQ;
+        let (per, actions) = (self.shape.input_size(), self.shape.actions());
         let with_ml = self.moves_left.is_some() && moves_left.len() >= n;
         for start in (0..n).step_by(CHUNK) {
             let m = CHUNK.min(n - start);
@@ -260,7 +264,7 @@ impl FusedNet {
             self.forward_chunk(
                 &inputs[start * per..(start + m) * per],
                 m,
-                &mut policy[start * ACTIONS..(start + m) * ACTIONS],
+                &mut policy[start * actions..(start + m) * actions],
                 &mut wdl[start * 3..(start + m) * 3],
                 ml,
             );
@@ -271,45 +275,48 @@ impl FusedNet {
     fn forward_chunk(&self, inputs: &[f32], n: usize, policy: &mut [f32], logits: &mut [f32], moves_left: &mut [f32]) {
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
+            let shape = &self.shape;
+            let (sq, planes, pp) = (shape.squares(), shape.planes, shape.policy_planes);
+            let actions = shape.actions();
             let ch = self.stem.cout;
-            let width = ch.max(self.policy_hidden.cout).max(self.value_conv.cout).max(PLANES).max(4);
+            let width = ch.max(self.policy_hidden.cout).max(self.value_conv.cout).max(planes).max(pp);
             for v in [&mut s.a, &mut s.b, &mut s.c] {
-                if v.len() < n * SQ * width {
-                    v.resize(n * SQ * width, 0.0);
+                if v.len() < n * sq * width {
+                    v.resize(n * sq * width, 0.0);
                 }
             }
-            // Input planes [n, PLANES, 63] -> channels last [n, 63, PLANES].
+            // Input planes [n, planes, squares] -> channels last [n, squares, planes].
             for b in 0..n {
-                for c in 0..PLANES {
-                    for q in 0..SQ {
-                        s.c[(b * SQ + q) * PLANES + c] = inputs[(b * PLANES + c) * SQ + q];
+                for c in 0..planes {
+                    for q in 0..sq {
+                        s.c[(b * sq + q) * planes + c] = inputs[(b * planes + c) * sq + q];
                     }
                 }
             }
-            self.stem.apply(&s.c, n, &mut s.a, &mut s.patches, None, true);
+            self.stem.apply(shape, &s.c, n, &mut s.a, &mut s.patches, None, true);
             for (c1, c2) in &self.blocks {
-                c1.apply(&s.a, n, &mut s.b, &mut s.patches, None, true);
-                c2.apply(&s.b, n, &mut s.c, &mut s.patches, Some(&s.a[..n * SQ * ch]), true);
+                c1.apply(shape, &s.a, n, &mut s.b, &mut s.patches, None, true);
+                c2.apply(shape, &s.b, n, &mut s.c, &mut s.patches, Some(&s.a[..n * sq * ch]), true);
                 std::mem::swap(&mut s.a, &mut s.c);
             }
-            // Policy head: [n*63, 4] -> logits[dir * 63 + square].
-            self.policy_hidden.apply(&s.a, n, &mut s.b, &mut s.patches, None, true);
-            self.policy_out.apply(&s.b, n, &mut s.c, &mut s.patches, None, false);
+            // Policy head: [n*squares, policy planes] -> logits[plane * squares + square].
+            self.policy_hidden.apply(shape, &s.a, n, &mut s.b, &mut s.patches, None, true);
+            self.policy_out.apply(shape, &s.b, n, &mut s.c, &mut s.patches, None, false);
             for b in 0..n {
-                for q in 0..SQ {
-                    for d in 0..4 {
-                        policy[b * ACTIONS + d * SQ + q] = s.c[(b * SQ + q) * 4 + d];
+                for q in 0..sq {
+                    for d in 0..pp {
+                        policy[b * actions + d * sq + q] = s.c[(b * sq + q) * pp + d];
                     }
                 }
             }
             // Moves-left head (before the value head reuses the scratch buffers).
             if let Some((conv, fc1, fc2)) = self.moves_left.as_ref().filter(|_| moves_left.len() >= n) {
-                conv.apply(&s.a, n, &mut s.b, &mut s.patches, None, true);
+                conv.apply(shape, &s.a, n, &mut s.b, &mut s.patches, None, true);
                 fc1.apply(&s.b, n, &mut s.c, true);
                 fc2.apply(&s.c[..n * fc1.outputs], n, moves_left, true);
             }
             // Value head.
-            self.value_conv.apply(&s.a, n, &mut s.b, &mut s.patches, None, true);
+            self.value_conv.apply(shape, &s.a, n, &mut s.b, &mut s.patches, None, true);
             let hidden = self.fc1.outputs;
             self.fc1.apply(&s.b, n, &mut s.c, true);
             self.fc2.apply(&s.c[..n * hidden], n, logits, false);

@@ -1,20 +1,22 @@
 //! The policy/value network (burn).
 //!
-//! A residual tower over the `[batch, PLANES, 9, 7]` input planes:
+//! A residual tower over a game's `[batch, planes, rows, cols]` input planes (its
+//! [`Shape`]; 9 × 7 for Jungle, 4 × 4 for the flip game):
 //!
 //! - stem: 3×3 convolution to `channels`, batch norm, ReLU;
 //! - `blocks` residual blocks: conv 3×3, BN, ReLU, conv 3×3, BN, add the input, ReLU;
 //! - policy head, fully convolutional: 1×1 conv to `policy_channels`, BN, ReLU, then a 1×1
-//!   conv (with bias) to 4 channels, one per direction. Flattened `[4, 9, 7]` is exactly the
-//!   action order `dir * 63 + square` (see `jungle::encode`), so the head needs no big
-//!   fully-connected layer and keeps its spatial meaning;
+//!   conv (with bias) to the game's policy planes (Jungle: one per direction). Flattened
+//!   `[policy_planes, rows, cols]` is exactly the action order `plane * squares + square` (see
+//!   `jungle::encode`, `flip::encode`), so the head needs no big fully-connected layer and keeps
+//!   its spatial meaning;
 //! - value head: 1×1 conv to `value_channels`, BN, ReLU, flatten, linear to `value_hidden`,
 //!   ReLU, linear to 3 logits: win, draw, loss for the side to move. A win/draw/loss head rather
 //!   than a scalar because draws are common in Jungle (the no-capture limit, repetition under
 //!   `draw`); cross-entropy on three outcomes trains faster and keeps the draw rate visible.
 //!
 //! - opponent-policy head (optional, `model.opponent_policy`; KataGo's auxiliary target): a
-//!   second 1×1 conv (with bias) to 4 channels on the policy head's hidden layer, predicting the
+//!   second 1×1 conv (with bias) to the policy planes on the policy head's hidden layer, predicting the
 //!   reply the opponent plays next in the same action layout. Training only: search never reads it.
 //! - short-term value head (optional, `model.short_value`; KataGo's auxiliary target): a
 //!   linear layer from the value head's hidden layer to 1, then tanh: the search values of
@@ -35,10 +37,7 @@ use burn::tensor::activation::relu;
 use serde::{Deserialize, Serialize};
 
 use crate::check::{ConfigError, check_range};
-use crate::jungle::encode::{ACTIONS, PLANES};
-
-pub const ROWS: usize = 9;
-pub const COLS: usize = 7;
+use crate::game::Shape;
 
 /// The moves-left head predicts plies to the end divided by this (lc0's scale).
 pub const MOVES_LEFT_UNIT: f32 = 20.0;
@@ -98,16 +97,17 @@ impl ModelConfig {
         Ok(())
     }
 
-    /// Multiply-adds ×2 per position for one forward pass (for GFLOP/s figures).
-    pub fn flops_per_position(&self) -> u64 {
-        let sq = (ROWS * COLS) as u64;
+    /// Multiply-adds ×2 per position for one forward pass on `shape` (for GFLOP/s figures).
+    pub fn flops_per_position(&self, shape: Shape) -> u64 {
+        let sq = shape.squares() as u64;
+        let (planes, pp) = (shape.planes as u64, shape.policy_planes as u64);
         let c = self.channels as u64;
         let conv3 = |cin: u64, cout: u64| 2 * cin * cout * 9 * sq;
         let conv1 = |cin: u64, cout: u64| 2 * cin * cout * sq;
-        let stem = conv3(PLANES as u64, c);
+        let stem = conv3(planes, c);
         let tower = self.blocks as u64 * 2 * conv3(c, c);
         let pc = self.policy_channels as u64;
-        let policy = conv1(c, pc) + conv1(pc, 4) * if self.opponent_policy { 2 } else { 1 };
+        let policy = conv1(c, pc) + conv1(pc, pp) * if self.opponent_policy { 2 } else { 1 };
         let vc = self.value_channels as u64;
         let vh = self.value_hidden as u64;
         let value = conv1(c, vc) + 2 * vc * sq * vh + 2 * vh * if self.short_value { 4 } else { 3 };
@@ -117,13 +117,14 @@ impl ModelConfig {
 
     /// The convolution and linear weights alone (no biases or batch-norm statistics): a lower
     /// bound on the parameters, which a model file must hold before a network is built for it.
-    pub fn weight_count(&self) -> u64 {
-        let sq = (ROWS * COLS) as u64;
+    pub fn weight_count(&self, shape: Shape) -> u64 {
+        let sq = shape.squares() as u64;
+        let (planes, pp) = (shape.planes as u64, shape.policy_planes as u64);
         let (c, pc, vc, vh) = (self.channels as u64, self.policy_channels as u64, self.value_channels as u64, self.value_hidden as u64);
         let head = c * vc + vc * sq * vh;
-        let policy = c * pc + pc * 4 * if self.opponent_policy { 2 } else { 1 };
+        let policy = c * pc + pc * pp * if self.opponent_policy { 2 } else { 1 };
         let value = head + vh * if self.short_value { 4 } else { 3 };
-        9 * PLANES as u64 * c + self.blocks as u64 * 2 * 9 * c * c + policy + value + if self.moves_left { head + vh } else { 0 }
+        9 * planes * c + self.blocks as u64 * 2 * 9 * c * c + policy + value + if self.moves_left { head + vh } else { 0 }
     }
 
     pub fn describe(&self) -> String {
@@ -133,10 +134,13 @@ impl ModelConfig {
         format!("{}x{}{ml}{op}{sv}", self.blocks, self.channels)
     }
 
-    pub fn init(&self, device: &Device) -> Net {
+    /// A freshly initialised network for a game of `shape`.
+    pub fn init(&self, shape: Shape, device: &Device) -> Net {
         let c = self.channels;
+        let (sq, pp) = (shape.squares(), shape.policy_planes);
         Net {
-            stem_conv: conv(PLANES, c, 3, false, device),
+            shape,
+            stem_conv: conv(shape.planes, c, 3, false, device),
             stem_bn: bn(c, device),
             blocks: (0..self.blocks)
                 .map(|_| ResBlock {
@@ -148,17 +152,17 @@ impl ModelConfig {
                 .collect(),
             policy_conv: conv(c, self.policy_channels, 1, false, device),
             policy_bn: bn(self.policy_channels, device),
-            policy_out: conv(self.policy_channels, 4, 1, true, device),
-            opponent_out: self.opponent_policy.then(|| conv(self.policy_channels, 4, 1, true, device)),
+            policy_out: conv(self.policy_channels, pp, 1, true, device),
+            opponent_out: self.opponent_policy.then(|| conv(self.policy_channels, pp, 1, true, device)),
             value_conv: conv(c, self.value_channels, 1, false, device),
             value_bn: bn(self.value_channels, device),
-            value_fc1: LinearConfig::new(self.value_channels * ROWS * COLS, self.value_hidden).init(device),
+            value_fc1: LinearConfig::new(self.value_channels * sq, self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
             short_value_out: self.short_value.then(|| LinearConfig::new(self.value_hidden, 1).init(device)),
             moves_left: self.moves_left.then(|| MovesLeftHead {
                 conv: conv(c, self.value_channels, 1, false, device),
                 bn: bn(self.value_channels, device),
-                fc1: LinearConfig::new(self.value_channels * ROWS * COLS, self.value_hidden).init(device),
+                fc1: LinearConfig::new(self.value_channels * sq, self.value_hidden).init(device),
                 fc2: LinearConfig::new(self.value_hidden, 1).init(device),
             }),
         }
@@ -207,6 +211,9 @@ impl MovesLeftHead {
 
 #[derive(Module, Debug)]
 pub struct Net {
+    /// The game's board and planes (not a parameter; model files record the game by name).
+    #[module(skip)]
+    shape: Shape,
     stem_conv: Conv2d,
     stem_bn: BatchNorm,
     blocks: Vec<ResBlock>,
@@ -224,13 +231,13 @@ pub struct Net {
 
 /// What one forward pass produces.
 pub struct Outputs {
-    /// Policy logits `[batch, 252]`.
+    /// Policy logits `[batch, actions]`.
     pub policy: Tensor<2>,
     /// Win/draw/loss logits `[batch, 3]`.
     pub wdl: Tensor<2>,
     /// Plies left / [`MOVES_LEFT_UNIT`], `[batch, 1]` (networks with the head only).
     pub moves_left: Option<Tensor<2>>,
-    /// Logits of the opponent's reply `[batch, 252]` (networks with the head only).
+    /// Logits of the opponent's reply `[batch, actions]` (networks with the head only).
     pub opponent_policy: Option<Tensor<2>>,
     /// The short-term value in [-1, 1], `[batch, 1]` (networks with the head only).
     pub short_value: Option<Tensor<2>>,
@@ -269,21 +276,27 @@ impl Net {
         }
     }
 
+    /// The game's board and planes the network was built for.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
     /// Whether the network has a moves-left head.
     pub fn has_moves_left(&self) -> bool {
         self.moves_left.is_some()
     }
 
-    /// `x: [batch, PLANES, 9, 7]` → policy logits, WDL logits and (with the head) moves left.
+    /// `x: [batch, planes, rows, cols]` → policy logits, WDL logits and (with the head) moves left.
     pub fn forward(&self, x: Tensor<4>) -> Outputs {
         let [b, _, _, _] = x.dims();
+        let actions = self.shape.actions();
         let mut x = relu(self.stem_bn.forward(self.stem_conv.forward(x)));
         for block in &self.blocks {
             x = block.forward(x);
         }
         let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
-        let opponent_policy = self.opponent_out.as_ref().map(|c| c.forward(p.clone()).reshape([b, ACTIONS]));
-        let p = self.policy_out.forward(p).reshape([b, ACTIONS]); // [b, 4, 9, 7] -> [b, 252]
+        let opponent_policy = self.opponent_out.as_ref().map(|c| c.forward(p.clone()).reshape([b, actions]));
+        let p = self.policy_out.forward(p).reshape([b, actions]); // [b, planes, rows, cols] -> [b, actions]
         let moves_left = self.moves_left.as_ref().map(|h| h.forward(x.clone()));
         let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
         let v = relu(self.value_fc1.forward(v.flatten::<2>(1, 3)));
@@ -292,7 +305,8 @@ impl Net {
     }
 }
 
-/// A host-side batch as a `[n, PLANES, 9, 7]` tensor.
-pub fn input_tensor(inputs: &[f32], n: usize, device: &Device) -> Tensor<4> {
-    Tensor::<4>::from_data(TensorData::new(inputs[..n * PLANES * ROWS * COLS].to_vec(), [n, PLANES, ROWS, COLS]), device)
+/// A host-side batch of `n` encodings of a `shape` game as a `[n, planes, rows, cols]` tensor.
+pub fn input_tensor(inputs: &[f32], n: usize, shape: Shape, device: &Device) -> Tensor<4> {
+    let dims = [n, shape.planes, shape.rows, shape.cols];
+    Tensor::<4>::from_data(TensorData::new(inputs[..n * shape.input_size()].to_vec(), dims), device)
 }

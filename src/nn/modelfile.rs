@@ -15,7 +15,8 @@ use burn::tensor::Bytes;
 use serde::{Deserialize, Serialize};
 
 use super::model::{ModelConfig, Net};
-use crate::jungle::Rules;
+use crate::game::Shape;
+use crate::games;
 use crate::store::framed::{self, BodyReader, BodyWriter, Format, FrameError};
 use crate::store::{self, StoreError};
 
@@ -26,8 +27,12 @@ pub const MODEL_FORMAT: Format = Format { magic: *b"JZNM", version: 1, what: "mo
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelMeta {
+    /// The game it plays ("jungle" or "flip"; files written before the flip game existed
+    /// read as "jungle").
+    #[serde(default = "jungle")]
+    pub game: String,
     pub model: ModelConfig,
-    /// The rules it was trained under (as `Rules` displays them).
+    /// The rules it was trained under (as the game's rules display them).
     pub rules: String,
     /// A short name, e.g. `gen-0007` or `random-init`.
     pub id: String,
@@ -51,8 +56,10 @@ pub enum ModelFileError {
     Header { path: String, message: String },
     #[error("{path}: the weights do not fit the network described in the header: {message}")]
     Weights { path: String, message: String },
-    #[error("{path}: this model has {found} input planes and {actions} actions; this build uses {expected} planes and 252 actions")]
-    Incompatible { path: String, found: usize, expected: usize, actions: usize },
+    #[error("{path}: this {game} model has {found} input planes and {actions} actions; this build's {game} network has {planes} planes and {wanted} actions")]
+    Incompatible { path: String, game: String, found: usize, actions: usize, planes: usize, wanted: usize },
+    #[error("{path}: this is a model of the {found} game; this command plays {expected}")]
+    WrongGame { path: String, found: String, expected: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -91,26 +98,48 @@ pub fn decode(bytes: &[u8], path: &str) -> Result<(ModelMeta, Vec<u8>), ModelFil
     let meta: ModelMeta = toml::from_str(header).map_err(|e| ModelFileError::Header { path: p(), message: e.message().to_string() })?;
     let weights = r.bytes64().map_err(frame)?;
     r.finish().map_err(frame)?;
-    if meta.input_planes != crate::jungle::encode::PLANES || meta.actions != crate::jungle::encode::ACTIONS {
+    let shape = meta_shape(&meta, path)?;
+    if meta.input_planes != shape.planes || meta.actions != shape.actions() {
         return Err(ModelFileError::Incompatible {
             path: p(),
+            game: meta.game.clone(),
             found: meta.input_planes,
-            expected: crate::jungle::encode::PLANES,
             actions: meta.actions,
+            planes: shape.planes,
+            wanted: shape.actions(),
         });
     }
     meta.model.validate().map_err(|e| ModelFileError::Header { path: p(), message: e.to_string() })?;
-    if let Err(e) = meta.rules.parse::<Rules>() {
+    if let Err(e) = games::check_rules(&meta.game, &meta.rules) {
         return Err(ModelFileError::Header { path: p(), message: format!("rules '{}' do not parse: {e}", meta.rules) });
     }
     Ok((meta, weights.to_vec()))
+}
+
+fn jungle() -> String {
+    "jungle".into()
+}
+
+/// The network view of the game a model file's header names.
+fn meta_shape(meta: &ModelMeta, path: &str) -> Result<Shape, ModelFileError> {
+    games::shape_named(&meta.game).ok_or_else(|| ModelFileError::Header { path: path.into(), message: format!("unknown game '{}'", meta.game) })
+}
+
+/// Refuses a model of another game than `shape`'s.
+pub fn check_game(meta: &ModelMeta, shape: Shape, path: &str) -> Result<(), ModelFileError> {
+    if meta.game == shape.game {
+        Ok(())
+    } else {
+        Err(ModelFileError::WrongGame { path: path.into(), found: meta.game.clone(), expected: shape.game.into() })
+    }
 }
 
 /// Builds the network from a model file's parts on `device`.
 pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) -> Result<Net, ModelFileError> {
     // A header can claim a network of gigabytes; refuse before allocating one that the file's
     // weights cannot fill (at two bytes a weight, the smallest float burn stores).
-    let needed = meta.model.weight_count().saturating_mul(2);
+    let shape = meta_shape(meta, path)?;
+    let needed = meta.model.weight_count(shape).saturating_mul(2);
     if (weights.len() as u64) < needed {
         return Err(ModelFileError::Weights {
             path: path.into(),
@@ -120,7 +149,7 @@ pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) ->
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights))
         .map_err(|e| ModelFileError::Weights { path: path.into(), message: e.to_string() })?;
     meta.model
-        .init(device)
+        .init(shape, device)
         .try_load_record(record)
         .map_err(|e| ModelFileError::Weights { path: path.into(), message: one_line(&e.to_string()) })
 }
@@ -144,8 +173,18 @@ pub fn read_meta(path: &Path) -> Result<ModelMeta, ModelFileError> {
     Ok(decode(&bytes, &path.display().to_string())?.0)
 }
 
-/// Loads a model file onto `device`.
-pub fn load(path: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelFileError> {
+/// Loads a model file of the game of `shape` onto `device`.
+pub fn load(path: &Path, device: &Device, shape: Shape) -> Result<(Net, ModelMeta), ModelFileError> {
+    let name = path.display().to_string();
+    let bytes = store::read(path)?;
+    let (meta, weights) = decode(&bytes, &name)?;
+    check_game(&meta, shape, &name)?;
+    let net = build(&meta, weights, device, &name)?;
+    Ok((net, meta))
+}
+
+/// Loads a model file of whichever game it holds onto `device`.
+pub fn load_any(path: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelFileError> {
     let name = path.display().to_string();
     let bytes = store::read(path)?;
     let (meta, weights) = decode(&bytes, &name)?;
@@ -153,9 +192,11 @@ pub fn load(path: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelFileE
     Ok((net, meta))
 }
 
-/// Metadata for a fresh network.
-pub fn fresh_meta(model: &ModelConfig, rules: &Rules, id: &str) -> ModelMeta {
+/// Metadata for a fresh network of the game of `shape`, trained under `rules` (the game's
+/// rule switches as text).
+pub fn fresh_meta(model: &ModelConfig, shape: Shape, rules: &str, id: &str) -> ModelMeta {
     ModelMeta {
+        game: shape.game.into(),
         model: model.clone(),
         rules: rules.to_string(),
         id: id.into(),
@@ -163,14 +204,18 @@ pub fn fresh_meta(model: &ModelConfig, rules: &Rules, id: &str) -> ModelMeta {
         train_steps: 0,
         games: 0,
         created: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
-        input_planes: crate::jungle::encode::PLANES,
-        actions: crate::jungle::encode::ACTIONS,
+        input_planes: shape.planes,
+        actions: shape.actions(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Encode;
+    use crate::jungle::{JungleGame, Rules};
+
+    const SHAPE: Shape = JungleGame::SHAPE;
 
     #[test]
     fn long_messages_are_cut_on_a_character_boundary() {
@@ -184,12 +229,15 @@ mod tests {
     fn a_header_claiming_a_huge_network_is_refused_before_it_is_built() {
         let device = crate::nn::device::parse_device("flex").unwrap();
         for model in [ModelConfig::default(), ModelConfig { moves_left: true, ..ModelConfig::gpu_sized() }, ModelConfig { opponent_policy: true, short_value: true, ..ModelConfig::default() }] {
-            let n = model.init(&device).num_params() as u64;
-            assert!(model.weight_count() <= n && n < model.weight_count() * 11 / 10, "{} of {n}", model.weight_count());
+            for shape in games::SHAPES {
+                let n = model.init(shape, &device).num_params() as u64;
+                let w = model.weight_count(shape);
+                assert!(w <= n && n < w * 11 / 10, "{} of {n}", w);
+            }
         }
         let small = ModelConfig { blocks: 1, channels: 8, ..ModelConfig::default() };
-        let meta = fresh_meta(&small, &Rules::default(), "gen-0001");
-        let bytes = encode(&small.init(&device), &meta).unwrap();
+        let meta = fresh_meta(&small, SHAPE, &Rules::default().to_string(), "gen-0001");
+        let bytes = encode(&small.init(SHAPE, &device), &meta).unwrap();
         let (mut meta, weights) = decode(&bytes, "x.jzm").unwrap();
         assert!(build(&meta, weights.clone(), &device, "x.jzm").is_ok());
         meta.model = ModelConfig { blocks: 64, channels: 1024, ..ModelConfig::default() };

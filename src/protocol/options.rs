@@ -104,7 +104,7 @@ impl Options {
                 other => return Err(OptionError::UnknownEngine(other.into())),
             },
             "model" => {
-                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware)?;
+                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware, crate::jungle::encode::SHAPE)?;
                 self.network = Some(Arc::new(eval));
                 self.model_path = value.to_string();
             }

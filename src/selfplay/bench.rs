@@ -37,7 +37,7 @@ impl SelfplayRate {
 pub fn measure<E: Evaluator<JungleGame>>(evaluator: &E, mcts: &MctsConfig, config: &SelfplayConfig, rules: Rules, seconds: f64) -> SelfplayRate {
     let counters = Counters::default();
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
-    let opts = RunOptions { deadline: Some(deadline), ..RunOptions::from_start(u64::MAX, 7, "bench", rules) };
+    let opts = RunOptions { deadline: Some(deadline), ..RunOptions::from_start(u64::MAX, 7, "bench", &rules) };
     let start = Instant::now();
     if let Err(never) = run(evaluator, mcts, config, &opts, &counters, |_| Ok::<(), std::convert::Infallible>(()), || {}) {
         match never {}

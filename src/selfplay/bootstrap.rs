@@ -8,36 +8,59 @@
 //! [`SelfplayConfig::heuristic_weight_for`](super::SelfplayConfig::heuristic_weight_for)); gating
 //! and the arena always play the bare network.
 
+use std::marker::PhantomData;
+
 use crate::alphabeta::eval::{Eval, EvalWeights};
+use crate::game::Encode;
 use crate::jungle::JungleGame;
 use crate::jungle::Rules;
 use crate::mcts::{Evaluator, Outputs};
 
-pub struct HeuristicBlend<'a, E: ?Sized> {
-    inner: &'a E,
+/// A handcrafted value of a position in [-1, 1] for its player to move.
+pub trait Heuristic<G>: Send + Sync {
+    fn value(&self, state: &G) -> f32;
+}
+
+/// Jungle's: the alpha-beta engine's static evaluation through `tanh(eval / scale)`.
+pub struct JungleHeuristic {
     eval: Eval,
-    weight: f32,
     scale: f32,
 }
 
-impl<'a, E: Evaluator<JungleGame> + ?Sized> HeuristicBlend<'a, E> {
-    /// `weight` in [0, 1]; `scale` in the evaluation's centi-units.
-    pub fn new(inner: &'a E, weights: &EvalWeights, rules: Rules, weight: f32, scale: f32) -> Self {
-        HeuristicBlend { inner, eval: Eval::new(weights, rules), weight, scale }
+impl JungleHeuristic {
+    /// `scale` in the evaluation's centi-units.
+    pub fn new(weights: &EvalWeights, rules: Rules, scale: f32) -> JungleHeuristic {
+        JungleHeuristic { eval: Eval::new(weights, rules), scale }
     }
+}
 
-    /// The handcrafted value of a state in [-1, 1] for its side to move.
-    pub fn heuristic(&self, state: &JungleGame) -> f32 {
+impl Heuristic<JungleGame> for JungleHeuristic {
+    fn value(&self, state: &JungleGame) -> f32 {
         (self.eval.evaluate(state.position()) as f32 / self.scale).tanh()
     }
 }
 
-impl<E: Evaluator<JungleGame> + ?Sized> Evaluator<JungleGame> for HeuristicBlend<'_, E> {
-    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], mut out: Outputs<'_>) {
+pub struct HeuristicBlend<'a, G, E: ?Sized> {
+    inner: &'a E,
+    heuristic: Option<&'a dyn Heuristic<G>>,
+    weight: f32,
+    game: PhantomData<fn(&G)>,
+}
+
+impl<'a, G: Encode, E: Evaluator<G> + ?Sized> HeuristicBlend<'a, G, E> {
+    /// `weight` in [0, 1] (no blend without a heuristic).
+    pub fn new(inner: &'a E, heuristic: Option<&'a dyn Heuristic<G>>, weight: f32) -> Self {
+        let weight = if heuristic.is_some() { weight } else { 0.0 };
+        HeuristicBlend { inner, heuristic, weight, game: PhantomData }
+    }
+}
+
+impl<G: Encode, E: Evaluator<G> + ?Sized> Evaluator<G> for HeuristicBlend<'_, G, E> {
+    fn evaluate(&self, states: &[&G], inputs: &[f32], mut out: Outputs<'_>) {
         self.inner.evaluate(states, inputs, out.reborrow());
-        if self.weight > 0.0 {
+        if let Some(h) = self.heuristic.filter(|_| self.weight > 0.0) {
             for (v, s) in out.value.iter_mut().zip(states) {
-                *v = (1.0 - self.weight) * *v + self.weight * self.heuristic(s);
+                *v = (1.0 - self.weight) * *v + self.weight * h.value(s);
             }
         }
     }
@@ -56,8 +79,8 @@ mod tests {
         let rules = Rules::default();
         let g = JungleGame::from_fen(fen, rules).unwrap();
         let inner = UniformEvaluator::default();
-        let b = HeuristicBlend::new(&inner, &EvalWeights::default(), rules, weight, 500.0);
-        use crate::game::Encode;
+        let h = JungleHeuristic::new(&EvalWeights::default(), rules, 500.0);
+        let b = HeuristicBlend::new(&inner, Some(&h as &dyn Heuristic<JungleGame>), weight);
         let inputs = vec![0.0; JungleGame::INPUT_SIZE];
         let (mut p, mut v, mut m) = (vec![0.0; JungleGame::ACTIONS], vec![0.0; 1], vec![0.0; 1]);
         b.evaluate(&[&g], &inputs, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });

@@ -7,21 +7,22 @@ use std::path::{Path, PathBuf};
 use super::record::{GameRecord, write_shard};
 use crate::store::StoreError;
 use crate::store::events::now;
+use crate::trainable::Trainable;
 
 /// Collects games and writes them `per_shard` at a time to
 /// `DIR/PREFIX-STAMP-PID-NNNNN.jzg` (STAMP: the writer's creation time in milliseconds, PID:
 /// the process), each shard atomically. A kill loses at most the games not written yet.
-pub struct ShardWriter {
+pub struct ShardWriter<G: Trainable> {
     dir: PathBuf,
     prefix: String,
     stamp: u64,
     per_shard: usize,
-    pending: Vec<GameRecord>,
+    pending: Vec<GameRecord<G>>,
     shards: u32,
 }
 
-impl ShardWriter {
-    pub fn new(dir: &Path, prefix: &str, per_shard: usize) -> ShardWriter {
+impl<G: Trainable> ShardWriter<G> {
+    pub fn new(dir: &Path, prefix: &str, per_shard: usize) -> ShardWriter<G> {
         ShardWriter {
             dir: dir.to_path_buf(),
             prefix: prefix.to_string(),
@@ -39,7 +40,7 @@ impl ShardWriter {
 
     /// Adds a finished game; writes a shard when `per_shard` games are waiting and returns its
     /// path.
-    pub fn push(&mut self, game: GameRecord) -> Result<Option<PathBuf>, StoreError> {
+    pub fn push(&mut self, game: GameRecord<G>) -> Result<Option<PathBuf>, StoreError> {
         self.pending.push(game);
         if self.pending.len() >= self.per_shard { self.flush() } else { Ok(None) }
     }
@@ -72,15 +73,15 @@ impl ShardWriter {
 mod tests {
     use super::*;
     use crate::game::Reason;
-    use crate::jungle::{Rules, START_FEN};
+    use crate::jungle::{JungleGame, Rules, START_FEN};
     use crate::selfplay::record::read_shard;
 
-    fn game(seed: u64) -> GameRecord {
+    fn game(seed: u64) -> GameRecord<JungleGame> {
         GameRecord {
             rules: Rules::default(),
             model_id: "test".into(),
             seed,
-            root_fen: START_FEN.into(),
+            root: START_FEN.into(),
             moves: Vec::new(),
             winner: None,
             reason: Reason::MoveCap,
@@ -107,7 +108,7 @@ mod tests {
         for (i, p) in written.iter().enumerate() {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             assert!(name.starts_with("gen-0003-") && name.ends_with(&format!("-{i:05}.jzg")), "{name}");
-            seeds.extend(read_shard(p).unwrap().iter().map(|g| g.seed));
+            seeds.extend(read_shard::<JungleGame>(p).unwrap().iter().map(|g| g.seed));
         }
         assert_eq!(seeds, (0..7).collect::<Vec<u64>>(), "every game once, in order");
         std::fs::remove_dir_all(&dir).unwrap();

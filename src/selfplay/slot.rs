@@ -9,12 +9,10 @@ use rand_chacha::ChaCha8Rng;
 
 use super::SelfplayConfig;
 use super::record::{GameRecord, MoveRecord};
-use super::teacher::Teacher;
-use crate::game::{Game, Outcome, Reason, Turn};
-use crate::jungle::{JungleGame, Side, fen};
-use crate::jungle::Move;
+use crate::game::{Outcome, Reason, Turn};
 use crate::mcts::{Algorithm, InFlight, MctsConfig, Search, Step};
 use crate::mcts::cache::NnCache;
+use crate::trainable::Trainable;
 
 /// Sum of the integer counts an improved-policy target is written as.
 const TARGET_TOTAL: f32 = 1000.0;
@@ -27,10 +25,16 @@ pub fn game_seed(base: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-pub struct Slot {
-    search: Search<JungleGame>,
+/// Plays a self-play game to its end from where it stands, appending its moves (with
+/// whatever targets it has) to the record (the alpha-beta teacher of `selfplay.finish_*`).
+pub trait PlayOut<G: Trainable> {
+    fn play_out(&mut self, g: &mut G, moves: &mut Vec<MoveRecord<G::Move>>) -> Outcome;
+}
+
+pub struct Slot<G: Trainable> {
+    search: Search<G>,
     rng: ChaCha8Rng,
-    record: GameRecord,
+    record: GameRecord<G>,
     config: SelfplayConfig,
     full: bool,
     sims_target: u32,
@@ -42,39 +46,33 @@ pub struct Slot {
     /// resignations).
     no_resign: bool,
     active: bool,
-    policy_buf: Vec<(Move, f32)>,
+    policy_buf: Vec<(G::Move, f32)>,
+    chance_buf: Vec<(G::Move, f32)>,
 }
 
 /// The driver runs a game's simulations until its move's budget is spent (one evaluator).
-impl InFlight<JungleGame> for Slot {
+impl<G: Trainable> InFlight<G> for Slot<G> {
     fn gather(&mut self, caches: &mut [NnCache]) -> Option<usize> {
         self.advance_until_eval(&mut caches[0]).then_some(0)
     }
 
-    fn search(&self, _: usize) -> &Search<JungleGame> {
+    fn search(&self, _: usize) -> &Search<G> {
         &self.search
     }
 
-    fn search_mut(&mut self, _: usize) -> &mut Search<JungleGame> {
+    fn search_mut(&mut self, _: usize) -> &mut Search<G> {
         &mut self.search
     }
 }
 
-impl Slot {
-    pub fn new(root: &JungleGame, mcts: &MctsConfig, config: &SelfplayConfig) -> Slot {
+impl<G: Trainable> Slot<G> {
+    pub fn new(root: &G, mcts: &MctsConfig, config: &SelfplayConfig) -> Slot<G> {
+        let mut record = GameRecord::starting(root, "", 0);
+        record.moves.reserve(256);
         Slot {
             search: Search::new(root.clone(), mcts, 0),
             rng: ChaCha8Rng::seed_from_u64(0),
-            record: GameRecord {
-                rules: *root.rules(),
-                model_id: String::new(),
-                seed: 0,
-                root_fen: String::new(),
-                moves: Vec::with_capacity(256),
-                winner: None,
-                reason: Reason::MoveCap,
-                would_resign: None,
-            },
+            record,
             config: config.clone(),
             full: false,
             sims_target: 0,
@@ -83,7 +81,8 @@ impl Slot {
             draw_run: 0,
             no_resign: false,
             active: false,
-            policy_buf: Vec::with_capacity(JungleGame::MAX_MOVES),
+            policy_buf: Vec::with_capacity(G::MAX_MOVES),
+            chance_buf: Vec::with_capacity(G::MAX_MOVES),
         }
     }
 
@@ -91,24 +90,24 @@ impl Slot {
         self.active
     }
 
-    pub fn search(&self) -> &Search<JungleGame> {
+    pub fn search(&self) -> &Search<G> {
         &self.search
     }
 
-    pub fn search_mut(&mut self) -> &mut Search<JungleGame> {
+    pub fn search_mut(&mut self) -> &mut Search<G> {
         &mut self.search
     }
 
     /// Starts a new game from `root` with `seed`.
-    pub fn start(&mut self, root: &JungleGame, seed: u64, model_id: &str) {
+    pub fn start(&mut self, root: &G, seed: u64, model_id: &str) {
         self.search.reset(root);
         self.search.reseed(seed);
         self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED_5EED_5EED_5EED);
-        self.record.rules = *root.rules();
+        self.record.rules = root.game_rules().clone();
         self.record.model_id.clear();
         self.record.model_id.push_str(model_id);
         self.record.seed = seed;
-        self.record.root_fen = fen(root.position());
+        self.record.root = root.root_text();
         self.record.moves.clear();
         self.record.winner = None;
         self.record.would_resign = None;
@@ -116,7 +115,47 @@ impl Slot {
         self.draw_run = 0;
         self.no_resign = self.rng.random::<f32>() < self.config.resign_playout_fraction;
         self.active = true;
+        // A root at a chance node (a flip waiting for its draw): nature moves first.
+        if let Some(o) = self.resolve_chance() {
+            self.finish(o);
+            return;
+        }
         self.begin_move();
+    }
+
+    /// Plays nature's draws at the root until a player is to move, recording each; the outcome
+    /// if the game ended.
+    fn resolve_chance(&mut self) -> Option<Outcome> {
+        loop {
+            match self.search.root_state().turn() {
+                Turn::Over(o) => return Some(o),
+                Turn::Player(_) => return None,
+                Turn::Chance => {}
+            }
+            self.search.root_state().chance_outcomes(&mut self.chance_buf);
+            let mut r: f32 = self.rng.random();
+            let mut mv = self.chance_buf.last().map(|c| c.0)?;
+            for &(m, p) in &self.chance_buf {
+                if r < p {
+                    mv = m;
+                    break;
+                }
+                r -= p;
+            }
+            self.record.moves.push(MoveRecord { mv, full_search: false, root_value: f32::NAN, visits: Vec::new() });
+            self.advance(mv);
+        }
+    }
+
+    /// Moves the search's root along `mv` (keeping the subtree with `tree_reuse`).
+    fn advance(&mut self, mv: G::Move) {
+        if self.config.tree_reuse {
+            self.search.advance(mv);
+        } else {
+            let mut next = self.search.root_state().clone();
+            next.play_unchecked(mv);
+            self.search.reset(&next);
+        }
     }
 
     fn begin_move(&mut self) {
@@ -154,8 +193,11 @@ impl Slot {
     }
 
     /// Plays the searched move. Returns the finished record if the game ended.
-    pub fn play_move(&mut self) -> Option<GameRecord> {
-        let mover = self.search.root_state().side_to_move();
+    pub fn play_move(&mut self) -> Option<GameRecord<G>> {
+        let Some(mover) = self.search.root_state().seat_to_move() else {
+            let o = self.search.root_state().outcome().unwrap_or(Outcome::draw(Reason::MoveCap));
+            return Some(self.finish(o));
+        };
         let value = self.search.root_value();
         let visits = if !self.full {
             Vec::new()
@@ -180,7 +222,7 @@ impl Slot {
                 if self.no_resign {
                     self.record.would_resign.get_or_insert(mover);
                 } else {
-                    return Some(self.finish(Outcome::win(mover.flip().player(), Reason::Resignation)));
+                    return Some(self.finish(Outcome::win(mover.other(), Reason::Resignation)));
                 }
             }
         }
@@ -197,17 +239,11 @@ impl Slot {
             + (c.temperature_start - c.temperature_end) * 0.5f32.powf(plies / c.temperature_halflife.max(1e-3));
         let Some(mv) = self.search.choose_move(t) else {
             // No legal move at the root cannot happen in a live game; end it as the rules would.
-            return Some(self.finish(Outcome::win(mover.flip().player(), Reason::NoMoves)));
+            return Some(self.finish(Outcome::win(mover.other(), Reason::NoMoves)));
         };
         self.record.moves.push(MoveRecord { mv, full_search: self.full, root_value: value, visits });
-        if self.config.tree_reuse {
-            self.search.advance(mv);
-        } else {
-            let mut next = self.search.root_state().clone();
-            next.play_unchecked(mv);
-            self.search.reset(&next);
-        }
-        if let Turn::Over(o) = self.search.root_state().turn() {
+        self.advance(mv);
+        if let Some(o) = self.resolve_chance() {
             return Some(self.finish(o));
         }
         self.begin_move();
@@ -220,15 +256,15 @@ impl Slot {
     }
 
     /// Hands the game to `teacher`, which plays both sides to the end; returns the record.
-    pub fn finish_with(&mut self, teacher: &mut Teacher) -> GameRecord {
+    pub fn finish_with(&mut self, teacher: &mut dyn PlayOut<G>) -> GameRecord<G> {
         let mut g = self.search.root_state().clone();
         let o = teacher.play_out(&mut g, &mut self.record.moves);
         self.finish(o)
     }
 
-    fn finish(&mut self, o: Outcome) -> GameRecord {
+    fn finish(&mut self, o: Outcome) -> GameRecord<G> {
         self.active = false;
-        self.record.winner = o.winner.map(Side::from_player);
+        self.record.winner = o.winner;
         self.record.reason = o.reason;
         self.record.clone()
     }

@@ -6,31 +6,31 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::bootstrap::HeuristicBlend;
+use std::sync::Arc;
+
+use super::bootstrap::{Heuristic, HeuristicBlend};
 use super::record::GameRecord;
 use super::shards::ShardWriter;
-use super::teacher::Finisher;
-use super::worker::{Counters, RunOptions};
+use super::worker::{Counters, Handover, RunOptions};
 use super::SelfplayConfig;
-use crate::alphabeta::EvalWeights;
-use crate::game::Reason;
-use crate::jungle::{JungleGame, Rules, Side};
+use crate::game::{Reason, Seat};
 use crate::mcts::{Evaluator, MctsConfig};
+use crate::trainable::Trainable;
 use crate::store::StoreError;
 use crate::store::events::{Event, GamesEvent, now};
 use crate::store::hooks::unwritten;
 use crate::store::run::RunDir;
 
 /// What a self-play stage plays with besides the evaluator (parts of the run's config).
-#[derive(Clone, Debug)]
-pub struct StageSettings<'a> {
+#[derive(Clone)]
+pub struct StageSettings<'a, G: Trainable> {
     pub mcts: &'a MctsConfig,
     pub selfplay: &'a SelfplayConfig,
-    /// Weights of the handcrafted evaluation blended into young networks' leaf values.
-    pub eval: &'a EvalWeights,
-    pub rules: Rules,
+    /// The handcrafted evaluation blended into young networks' leaf values (none: no blend).
+    pub heuristic: Option<Arc<dyn Heuristic<G>>>,
+    pub rules: G::Rules,
     /// The teacher that finishes long games, if `[selfplay]` asks for one.
-    pub finish: Option<Finisher>,
+    pub finish: Option<Handover<G>>,
     /// The run's seed.
     pub seed: u64,
 }
@@ -57,9 +57,9 @@ enum Halt {
 /// `[selfplay]` says) into the run's games/ directory. Finished games are written even when
 /// `stop` is raised part way; the games in flight then are dropped.
 #[allow(clippy::too_many_arguments)]
-pub fn play_into_run<E: Evaluator<JungleGame>>(
+pub fn play_into_run<G: Trainable, E: Evaluator<G>>(
     run: &RunDir,
-    s: &StageSettings,
+    s: &StageSettings<G>,
     evaluator: &E,
     model_id: &str,
     generation: u64,
@@ -70,16 +70,16 @@ pub fn play_into_run<E: Evaluator<JungleGame>>(
 ) -> Result<SelfplaySummary, StoreError> {
     let mut writer = ShardWriter::new(&run.games_dir(), model_id, s.selfplay.games_per_shard);
     let seed = s.seed ^ writer.stamp().rotate_left(17) ^ iteration;
-    let opts = RunOptions { finish: s.finish.clone(), ..RunOptions::from_start(games, seed, model_id, s.rules) };
+    let opts = RunOptions { finish: s.finish.clone(), ..RunOptions::from_start(games, seed, model_id, &s.rules) };
     let counters = Counters::default();
     let start = Instant::now();
-    let weight = s.selfplay.heuristic_weight_for(generation);
+    let weight = if s.heuristic.is_some() { s.selfplay.heuristic_weight_for(generation) } else { 0.0 };
     if weight > 0.0 {
         tracing::info!("self-play leaf values: {:.2} x network + {weight:.2} x handcrafted evaluation (gen-{generation:04})", 1.0 - weight);
     }
-    let blended = HeuristicBlend::new(evaluator, s.eval, s.rules, weight, s.selfplay.heuristic_scale);
+    let blended = HeuristicBlend::new(evaluator, s.heuristic.as_deref(), weight);
     // Every finished game, for the summary event.
-    let mut all: Vec<GameRecord> = Vec::new();
+    let mut all: Vec<GameRecord<G>> = Vec::new();
     let plies = std::cell::Cell::new(0u64);
     let res = super::worker::run(
         &blended,
@@ -133,8 +133,8 @@ pub fn play_into_run<E: Evaluator<JungleGame>>(
 }
 
 /// The metrics event summarising a batch of games.
-pub fn games_event(games: &[GameRecord], iteration: u64, model: &str, s: &SelfplaySummary) -> GamesEvent {
-    let count = |f: &dyn Fn(&GameRecord) -> bool| games.iter().filter(|g| f(g)).count() as u64;
+pub fn games_event<G: Trainable>(games: &[GameRecord<G>], iteration: u64, model: &str, s: &SelfplaySummary) -> GamesEvent {
+    let count = |f: &dyn Fn(&GameRecord<G>) -> bool| games.iter().filter(|g| f(g)).count() as u64;
     let mut reasons = std::collections::BTreeMap::new();
     for r in Reason::ALL {
         let k = count(&|g| g.reason == r);
@@ -142,7 +142,7 @@ pub fn games_event(games: &[GameRecord], iteration: u64, model: &str, s: &Selfpl
             reasons.insert(r.name().to_string(), k);
         }
     }
-    let playouts: Vec<&GameRecord> = games.iter().filter(|g| g.would_resign.is_some()).collect();
+    let playouts: Vec<&GameRecord<G>> = games.iter().filter(|g| g.would_resign.is_some()).collect();
     let false_resigns = playouts.iter().filter(|g| g.winner == g.would_resign).count() as u64;
     let lengths: Vec<u64> = games.iter().map(|g| g.moves.len() as u64).collect();
     GamesEvent {
@@ -156,8 +156,8 @@ pub fn games_event(games: &[GameRecord], iteration: u64, model: &str, s: &Selfpl
         evals_per_sec: s.evals as f64 / s.seconds.max(1e-9),
         mean_length: lengths.iter().sum::<u64>() as f64 / (games.len() as f64).max(1.0),
         lengths,
-        red_wins: count(&|g| g.winner == Some(Side::Red)),
-        blue_wins: count(&|g| g.winner == Some(Side::Blue)),
+        red_wins: count(&|g| g.winner == Some(Seat::First)),
+        blue_wins: count(&|g| g.winner == Some(Seat::Second)),
         draws: count(&|g| g.winner.is_none()),
         reasons,
         resign_playouts: playouts.len() as u64,

@@ -20,10 +20,13 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::record::{GameRecord, MoveRecord};
+use super::slot::PlayOut;
+use super::worker::Handover;
+use std::sync::Arc;
 use crate::alphabeta::{Engine, Eval, EvalWeights, Limits, SearchConfig, WIN, WIN_BOUND};
 use crate::check::{ConfigError, check_range};
-use crate::game::{Game, Outcome, Reason, Turn};
-use crate::jungle::{JungleGame, Move, Rules, Side, fen};
+use crate::game::{Game, Outcome, Turn};
+use crate::jungle::{JungleGame, Move, Rules};
 
 /// Prefix of the shard files holding teacher games (the run directory's games/).
 pub const SHARD_PREFIX: &str = "teacher";
@@ -127,6 +130,22 @@ impl Finisher {
     pub fn build(&self) -> Teacher {
         Teacher::new(&self.teacher, &self.search, &self.eval, self.rules)
     }
+
+    /// The hand-over self-play workers use: a teacher per worker thread.
+    pub fn handover(&self) -> Handover<JungleGame> {
+        let spec = self.clone();
+        Handover {
+            after_plies: self.after_plies,
+            name: format!("alphabeta:depth={}", self.teacher.depth),
+            build: Arc::new(move || Box::new(spec.build()) as Box<dyn PlayOut<JungleGame>>),
+        }
+    }
+}
+
+impl PlayOut<JungleGame> for Teacher {
+    fn play_out(&mut self, g: &mut JungleGame, moves: &mut Vec<MoveRecord<Move>>) -> Outcome {
+        Teacher::play_out(self, g, moves)
+    }
 }
 
 /// A move's score for the side to move (centi-units; forced results near ±`WIN`).
@@ -199,7 +218,7 @@ impl Teacher {
     /// targets: the policy `softmax(score / policy_temperature)` as integer counts summing to
     /// exactly 1000, the value `tanh(best / value_scale)`. The move is sampled from
     /// `softmax(score / play_temperature)` when `rng` is given, else the best-scored one.
-    fn teach(&mut self, g: &JungleGame, rng: Option<&mut ChaCha8Rng>) -> MoveRecord {
+    fn teach(&mut self, g: &JungleGame, rng: Option<&mut ChaCha8Rng>) -> MoveRecord<Move> {
         self.score_moves(g);
         let value = score_value(self.scored[0].score, self.config.value_scale);
         self.softmax(self.config.policy_temperature);
@@ -235,7 +254,7 @@ impl Teacher {
 
     /// Plays both sides of `g` to the end with the best-scored moves, appending each move with
     /// its targets to `moves` (how self-play hands long games over, `selfplay.finish_after_plies`).
-    pub fn play_out(&mut self, g: &mut JungleGame, moves: &mut Vec<MoveRecord>) -> Outcome {
+    pub fn play_out(&mut self, g: &mut JungleGame, moves: &mut Vec<MoveRecord<Move>>) -> Outcome {
         loop {
             match g.turn() {
                 Turn::Over(o) => return o,
@@ -249,19 +268,11 @@ impl Teacher {
     }
 
     /// One game from the start position, seeded by `seed`.
-    pub fn play_game(&mut self, seed: u64) -> GameRecord {
+    pub fn play_game(&mut self, seed: u64) -> GameRecord<JungleGame> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut g = JungleGame::start(self.rules);
-        let mut record = GameRecord {
-            rules: self.rules,
-            model_id: format!("alphabeta:depth={}", self.config.depth),
-            seed,
-            root_fen: fen(g.position()),
-            moves: Vec::with_capacity(200),
-            winner: None,
-            reason: Reason::MoveCap,
-            would_resign: None,
-        };
+        let mut record = GameRecord::starting(&g, &format!("alphabeta:depth={}", self.config.depth), seed);
+        record.moves.reserve(200);
         self.engine.clear();
         let outcome: Outcome = loop {
             let ply = record.moves.len() as u32;
@@ -282,7 +293,7 @@ impl Teacher {
             g.play_move_unchecked(rec.mv);
             record.moves.push(rec);
         };
-        record.winner = outcome.winner.map(Side::from_player);
+        record.winner = outcome.winner;
         record.reason = outcome.reason;
         record
     }
@@ -302,7 +313,7 @@ pub fn play_games<E>(
     seed: u64,
     threads: usize,
     stop: &AtomicBool,
-    mut on_game: impl FnMut(GameRecord) -> Result<(), E>,
+    mut on_game: impl FnMut(GameRecord<JungleGame>) -> Result<(), E>,
     mut on_tick: impl FnMut(),
 ) -> Result<(), E> {
     let next = AtomicU64::new(0);

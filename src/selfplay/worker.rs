@@ -6,12 +6,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use super::SelfplayConfig;
 use super::record::GameRecord;
-use super::slot::{Slot, game_seed};
-use super::teacher::{Finisher, Teacher};
-use crate::jungle::JungleGame;
+use super::slot::{PlayOut, Slot, game_seed};
 use crate::mcts::{Batch, Evaluator, MctsConfig};
+use crate::trainable::Trainable;
 
 /// Live counters for progress displays (shared by the workers).
 #[derive(Default, Debug)]
@@ -27,37 +28,58 @@ pub struct Counters {
     pub finished: AtomicU64,
 }
 
+/// How long games are handed over: once a game has `after_plies` plies, a player built by
+/// `build` (one per worker thread) plays both sides to the end.
+pub struct Handover<G: Trainable> {
+    pub after_plies: u32,
+    pub build: Arc<dyn Fn() -> Box<dyn PlayOut<G>> + Send + Sync>,
+    /// What the player is, for logs.
+    pub name: String,
+}
+
+impl<G: Trainable> Clone for Handover<G> {
+    fn clone(&self) -> Self {
+        Handover { after_plies: self.after_plies, build: self.build.clone(), name: self.name.clone() }
+    }
+}
+
+impl<G: Trainable> std::fmt::Debug for Handover<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Handover({} after {} plies)", self.name, self.after_plies)
+    }
+}
+
 /// What to play.
 #[derive(Clone, Debug)]
-pub struct RunOptions {
+pub struct RunOptions<G: Trainable> {
     pub games: u64,
     /// Index of the first game (seeds follow the index, so resumed runs do not repeat games).
     pub first_index: u64,
     pub seed: u64,
     pub model_id: String,
-    pub root: JungleGame,
+    pub root: G,
     /// Stop (abandoning games in flight) at this time.
     pub deadline: Option<Instant>,
     /// The teacher that finishes long games (`None`: games run to their end or the cap).
-    pub finish: Option<Finisher>,
+    pub finish: Option<Handover<G>>,
 }
 
-impl RunOptions {
+impl<G: Trainable> RunOptions<G> {
     /// `games` games from the start position under `rules`, numbered from 0, with no deadline.
-    pub fn from_start(games: u64, seed: u64, model_id: &str, rules: crate::jungle::Rules) -> RunOptions {
-        RunOptions { games, first_index: 0, seed, model_id: model_id.to_string(), root: JungleGame::start(rules), deadline: None, finish: None }
+    pub fn from_start(games: u64, seed: u64, model_id: &str, rules: &G::Rules) -> RunOptions<G> {
+        RunOptions { games, first_index: 0, seed, model_id: model_id.to_string(), root: G::start_under(rules), deadline: None, finish: None }
     }
 }
 
 /// Plays `opts.games` games one at a time, each leaf evaluated alone.
-pub fn play_plain<E: Evaluator<JungleGame>>(
+pub fn play_plain<G: Trainable, E: Evaluator<G>>(
     evaluator: &E,
     mcts: &MctsConfig,
     config: &SelfplayConfig,
-    opts: &RunOptions,
-) -> Vec<GameRecord> {
-    let mut batch = Batch::new::<JungleGame>(1, 1, mcts.cache_entries);
-    let evaluators: [&dyn Evaluator<JungleGame>; 1] = [evaluator];
+    opts: &RunOptions<G>,
+) -> Vec<GameRecord<G>> {
+    let mut batch = Batch::new::<G>(1, 1, mcts.cache_entries);
+    let evaluators: [&dyn Evaluator<G>; 1] = [evaluator];
     let mut slot = Slot::new(&opts.root, mcts, config);
     let mut finisher = Finishing::new(opts);
     let mut out = Vec::new();
@@ -76,45 +98,45 @@ pub fn play_plain<E: Evaluator<JungleGame>>(
 }
 
 /// A worker's teacher for long games, built on first use.
-struct Finishing<'a> {
-    spec: Option<&'a Finisher>,
-    teacher: Option<Teacher>,
+struct Finishing<'a, G: Trainable> {
+    spec: Option<&'a Handover<G>>,
+    teacher: Option<Box<dyn PlayOut<G>>>,
 }
 
-impl<'a> Finishing<'a> {
-    fn new(opts: &'a RunOptions) -> Finishing<'a> {
+impl<'a, G: Trainable> Finishing<'a, G> {
+    fn new(opts: &'a RunOptions<G>) -> Finishing<'a, G> {
         Finishing { spec: opts.finish.as_ref(), teacher: None }
     }
 
     /// Finishes the slot's game with the teacher if it has reached the hand-over ply.
-    fn maybe_finish(&mut self, slot: &mut Slot) -> Option<GameRecord> {
+    fn maybe_finish(&mut self, slot: &mut Slot<G>) -> Option<GameRecord<G>> {
         let spec = self.spec?;
         if slot.plies() < spec.after_plies as usize {
             return None;
         }
-        Some(slot.finish_with(self.teacher.get_or_insert_with(|| spec.build())))
+        Some(slot.finish_with(self.teacher.get_or_insert_with(|| (spec.build)()).as_mut()))
     }
 }
 
 /// One worker: keeps up to `games_in_flight` games going, claiming game indices from `next`.
 #[allow(clippy::too_many_arguments)]
-fn worker_loop<E: Evaluator<JungleGame>>(
+fn worker_loop<G: Trainable, E: Evaluator<G>>(
     evaluator: &E,
     mcts: &MctsConfig,
     config: &SelfplayConfig,
-    opts: &RunOptions,
+    opts: &RunOptions<G>,
     next: &AtomicU64,
     stop: &AtomicBool,
     counters: &Counters,
-    tx: mpsc::Sender<GameRecord>,
+    tx: mpsc::Sender<GameRecord<G>>,
 ) {
     // Each worker keeps at most its share of the games in flight: with 48 games and 64 slots
     // per worker, the first worker would otherwise claim them all and the others would idle.
     let share = opts.games.div_ceil(config.worker_count() as u64).max(1);
     let slots_n = config.games_in_flight.max(1).min(usize::try_from(share).unwrap_or(usize::MAX));
-    let mut batch = Batch::new::<JungleGame>(1, slots_n, mcts.cache_entries);
-    let evaluators: [&dyn Evaluator<JungleGame>; 1] = [evaluator];
-    let mut slots: Vec<Slot> = (0..slots_n).map(|_| Slot::new(&opts.root, mcts, config)).collect();
+    let mut batch = Batch::new::<G>(1, slots_n, mcts.cache_entries);
+    let evaluators: [&dyn Evaluator<G>; 1] = [evaluator];
+    let mut slots: Vec<Slot<G>> = (0..slots_n).map(|_| Slot::new(&opts.root, mcts, config)).collect();
     let mut finisher = Finishing::new(opts);
     let claim = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -166,13 +188,13 @@ fn worker_loop<E: Evaluator<JungleGame>>(
 
 /// Plays `opts.games` games on `workers` threads, handing each finished game to `on_game` (on
 /// the calling thread, in completion order). `on_tick` runs about every 200 ms for progress.
-pub fn run<E: Evaluator<JungleGame>, Er>(
+pub fn run<G: Trainable, E: Evaluator<G>, Er>(
     evaluator: &E,
     mcts: &MctsConfig,
     config: &SelfplayConfig,
-    opts: &RunOptions,
+    opts: &RunOptions<G>,
     counters: &Counters,
-    mut on_game: impl FnMut(GameRecord) -> Result<(), Er>,
+    mut on_game: impl FnMut(GameRecord<G>) -> Result<(), Er>,
     mut on_tick: impl FnMut(),
 ) -> Result<(), Er> {
     let next = AtomicU64::new(0);

@@ -82,6 +82,7 @@ pub struct GamesEvent {
     pub mean_length: f64,
     /// Plies of each game.
     pub lengths: Vec<u64>,
+    /// Wins of the first and the second seat (Red and Blue in Jungle).
     pub red_wins: u64,
     pub blue_wins: u64,
     pub draws: u64,

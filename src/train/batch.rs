@@ -5,21 +5,20 @@ use ndarray::{Array1, Array2, Array4, ArrayViewMut1};
 use rand::{Rng, RngExt};
 
 use super::replay::{NO_REPLY, ReplayWindow};
-use crate::jungle::encode::{ACTIONS, PLANES, encode_parts, mirror_action, mirror_planes};
-use crate::jungle::Rules;
-use crate::nn::model::{COLS, MOVES_LEFT_UNIT, ROWS};
+use crate::nn::model::MOVES_LEFT_UNIT;
+use crate::trainable::Trainable;
 
 pub struct Batch {
-    /// `[batch, PLANES, 9, 7]`
+    /// `[batch, planes, rows, cols]`
     pub inputs: Array4<f32>,
-    /// `[batch, 252]`, each row a probability distribution.
+    /// `[batch, actions]`, each row a probability distribution.
     pub policy: Array2<f32>,
     /// `[batch, 3]`, win/draw/loss probabilities for the player to move.
     pub wdl: Array2<f32>,
     /// `[batch]`, plies to the end of the game in units of `MOVES_LEFT_UNIT`.
     pub moves_left: Array1<f32>,
-    /// `[batch, 252]`, the opponent's reply one-hot (a zero row after a game's last move);
-    /// `[0, 252]` when the batch was drawn without it.
+    /// `[batch, actions]`, the opponent's reply one-hot (a zero row after a game's last move);
+    /// `[0, actions]` when the batch was drawn without it.
     pub opponent_policy: Array2<f32>,
     /// `[batch]`, the short-term value target for the player to move.
     pub short_value: Array1<f32>,
@@ -60,16 +59,17 @@ pub struct Targets {
 }
 
 /// Draws `size` samples uniformly from the window. `None` if the window is empty.
-pub fn sample_batch<R: Rng>(window: &ReplayWindow, rules: &Rules, size: usize, targets: Targets, rng: &mut R) -> Option<Batch> {
+pub fn sample_batch<G: Trainable, R: Rng>(window: &ReplayWindow<G>, rules: &G::Rules, size: usize, targets: Targets, rng: &mut R) -> Option<Batch> {
     if window.is_empty() {
         return None;
     }
-    let mut inputs = Array4::<f32>::zeros((size, PLANES, ROWS, COLS));
-    let mut policy = Array2::<f32>::zeros((size, ACTIONS));
+    let shape = G::SHAPE;
+    let mut inputs = Array4::<f32>::zeros((size, shape.planes, shape.rows, shape.cols));
+    let mut policy = Array2::<f32>::zeros((size, G::ACTIONS));
     let mut wdl = Array2::<f32>::zeros((size, 3));
     let mut moves_left = Array1::<f32>::zeros(size);
     let mut short_value = Array1::<f32>::zeros(size);
-    let mut opponent_policy = Array2::<f32>::zeros((if targets.opponent_policy { size } else { 0 }, ACTIONS));
+    let mut opponent_policy = Array2::<f32>::zeros((if targets.opponent_policy { size } else { 0 }, G::ACTIONS));
     let Targets { mirror, q_ratio, .. } = targets;
     for i in 0..size {
         let (shard, k) = window.sample(rng)?;
@@ -77,13 +77,13 @@ pub fn sample_batch<R: Rng>(window: &ReplayWindow, rules: &Rules, size: usize, t
         let flip = mirror && rng.random_bool(0.5);
         let mut planes = inputs.index_axis_mut(ndarray::Axis(0), i);
         let slot = planes.as_slice_mut().expect("a fresh array is contiguous");
-        encode_parts(&s.pos, rules, s.repeated, slot);
+        G::encode_snapshot(&s.snapshot, rules, slot);
         if flip {
-            mirror_planes(slot);
+            G::mirror_planes(slot);
         }
         let mut row: ArrayViewMut1<f32> = policy.row_mut(i);
         for &(a, p) in shard.target(k) {
-            let a = if flip { mirror_action(a as usize) } else { a as usize };
+            let a = if flip { G::mirror_action(a as usize) } else { a as usize };
             row[a] += p;
         }
         for (j, t) in value_target(s.wdl, s.q, q_ratio).into_iter().enumerate() {
@@ -93,7 +93,7 @@ pub fn sample_batch<R: Rng>(window: &ReplayWindow, rules: &Rules, size: usize, t
         short_value[i] = s.short_value;
         if targets.opponent_policy && s.reply != NO_REPLY {
             let a = usize::from(s.reply);
-            opponent_policy[[i, if flip { mirror_action(a) } else { a }]] = 1.0;
+            opponent_policy[[i, if flip { G::mirror_action(a) } else { a }]] = 1.0;
         }
     }
     Some(Batch { inputs, policy, wdl, moves_left, opponent_policy, short_value })

@@ -7,31 +7,51 @@ use burn::prelude::Device;
 use super::TrainConfig;
 use super::batch::Batch;
 use super::trainer::{Trainer, optimizer};
-use crate::game::Game;
-use crate::jungle::JungleGame;
-use crate::jungle::encode::{ACTIONS, PLANES, encode};
-use crate::nn::model::{COLS, ModelConfig, ROWS};
+use crate::game::Turn;
+use crate::nn::model::ModelConfig;
+use crate::trainable::Trainable;
 
-/// `size` real positions from games played along fixed move choices, uniform policy and
-/// opponent-policy targets, results cycling through win, draw and loss.
-pub fn synthetic_batch(size: usize) -> Batch {
-    let uniform = 1.0 / ACTIONS as f32;
+/// `size` real positions of `G` from games played along fixed move choices (chance outcomes
+/// too), uniform policy and opponent-policy targets, results cycling through win, draw and loss.
+pub fn synthetic_batch<G: Trainable>(rules: &G::Rules, size: usize) -> Batch {
+    let (shape, actions) = (G::SHAPE, G::ACTIONS);
+    let uniform = 1.0 / actions as f32;
     let mut batch = Batch {
-        inputs: ndarray::Array4::zeros((size, PLANES, ROWS, COLS)),
-        policy: ndarray::Array2::from_elem((size, ACTIONS), uniform),
+        inputs: ndarray::Array4::zeros((size, shape.planes, shape.rows, shape.cols)),
+        policy: ndarray::Array2::from_elem((size, actions), uniform),
         wdl: ndarray::Array2::zeros((size, 3)),
         moves_left: ndarray::Array1::from_elem(size, 3.0),
-        opponent_policy: ndarray::Array2::from_elem((size, ACTIONS), uniform),
+        opponent_policy: ndarray::Array2::from_elem((size, actions), uniform),
         short_value: ndarray::Array1::zeros(size),
     };
-    let mut g = JungleGame::default();
+    let mut g = G::start_under(rules);
+    let mut outcomes = Vec::new();
     for i in 0..size {
         let mut planes = batch.inputs.index_axis_mut(ndarray::Axis(0), i);
-        encode(&g, planes.as_slice_mut().expect("a fresh array is contiguous"));
+        g.encode(planes.as_slice_mut().expect("a fresh array is contiguous"));
         batch.wdl[[i, i % 3]] = 1.0;
-        match g.legal_moves().get(i % 7) {
-            Some(&m) if g.outcome().is_none() => g.play_unchecked(m),
-            _ => g = JungleGame::default(),
+        // One move, then nature's draws until a player is to move again.
+        loop {
+            match g.turn() {
+                Turn::Player(_) => {
+                    let moves = g.legal_moves();
+                    match moves.get(i % 7).or_else(|| moves.first()) {
+                        Some(&m) => g.play_unchecked(m),
+                        None => g = G::start_under(rules),
+                    }
+                }
+                Turn::Chance => {
+                    g.chance_outcomes(&mut outcomes);
+                    g.play_unchecked(outcomes[i % outcomes.len()].0);
+                }
+                Turn::Over(_) => g = G::start_under(rules),
+            }
+            if !matches!(g.turn(), Turn::Chance) {
+                break;
+            }
+        }
+        if g.outcome().is_some() {
+            g = G::start_under(rules);
         }
     }
     batch
@@ -39,9 +59,9 @@ pub fn synthetic_batch(size: usize) -> Batch {
 
 /// Seconds per optimiser step of a fresh `model` network on `device` (an autodiff device)
 /// over `batch`, timed over `steps` steps after two warm-up steps.
-pub fn seconds_per_step(model: &ModelConfig, config: &TrainConfig, device: &Device, batch: &Batch, steps: u32) -> f64 {
+pub fn seconds_per_step(model: &ModelConfig, shape: crate::game::Shape, config: &TrainConfig, device: &Device, batch: &Batch, steps: u32) -> f64 {
     device.seed(1);
-    let mut trainer = Trainer::new(model.init(device), optimizer(config), device.clone(), model, config, 0);
+    let mut trainer = Trainer::new(model.init(shape, device), optimizer(config), device.clone(), model, config, 0);
     trainer.step(batch);
     trainer.step(batch);
     let start = Instant::now();

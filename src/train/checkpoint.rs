@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::TrainConfig;
 use super::trainer::{Trainer, optimizer};
+use crate::game::Shape;
 use crate::nn::model::ModelConfig;
 use crate::store::framed::{self, BodyReader, BodyWriter, Format, FrameError};
 use crate::store::{self, StoreError};
@@ -30,6 +31,10 @@ pub const CHECKPOINT_FORMAT: Format = Format { magic: *b"JZCK", version: 1, what
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckpointMeta {
+    /// The game the run trains ("jungle" or "flip"; checkpoints written before the flip game
+    /// read as "jungle").
+    #[serde(default = "jungle")]
+    pub game: String,
     pub model: ModelConfig,
     pub rules: String,
     /// The optimiser the state belongs to.
@@ -101,10 +106,20 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(CheckpointMeta, Vec<u8>, Vec<
     Ok((meta, weights, optim))
 }
 
-/// Rebuilds a trainer on `device` (an autodiff device) from a checkpoint.
-pub fn load(path: &Path, device: &Device, config: &TrainConfig, model: &ModelConfig) -> Result<(Trainer, CheckpointMeta), CheckpointError> {
+fn jungle() -> String {
+    "jungle".into()
+}
+
+/// Rebuilds a trainer for a game of `shape` on `device` (an autodiff device) from a checkpoint.
+pub fn load(path: &Path, device: &Device, config: &TrainConfig, model: &ModelConfig, shape: Shape) -> Result<(Trainer, CheckpointMeta), CheckpointError> {
     let name = path.display().to_string();
     let (meta, weights, optim_bytes) = read(path)?;
+    if meta.game != shape.game {
+        return Err(CheckpointError::Incompatible {
+            path: name,
+            message: format!("the checkpoint trains the {} game but the config plays {}; use a new run directory", meta.game, shape.game),
+        });
+    }
     if meta.model != *model {
         return Err(CheckpointError::Incompatible {
             path: name,
@@ -117,7 +132,7 @@ pub fn load(path: &Path, device: &Device, config: &TrainConfig, model: &ModelCon
     }
     let bad = |m: String| CheckpointError::Incompatible { path: name.clone(), message: m };
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights)).map_err(|e| bad(e.to_string()))?;
-    let net = model.init(device).try_load_record(record).map_err(|e| bad(format!("weights do not fit: {e}")))?;
+    let net = model.init(shape, device).try_load_record(record).map_err(|e| bad(format!("weights do not fit: {e}")))?;
     let optim: ModuleOptimizer = if meta.optimizer == config.optimizer {
         let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes)).map_err(|e| bad(e.to_string()))?;
         optimizer(config).load_record(record)

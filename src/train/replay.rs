@@ -10,54 +10,53 @@ use std::path::{Path, PathBuf};
 
 use rand::{Rng, RngExt};
 
-use crate::game::Game;
-use crate::jungle::encode::{action_index, try_action_index};
-use crate::jungle::{Position, Rules};
+use crate::game::Seat;
 use crate::selfplay::record::{GameRecord, ShardError, read_shard};
+use crate::trainable::Trainable;
 
 /// [`Sample::reply`] of the last position of a game.
-pub const NO_REPLY: u8 = u8::MAX;
+pub const NO_REPLY: u16 = u16::MAX;
 
 /// The horizon of the short-term value target, in plies: the search values of the plies that
 /// follow a position are weighted by `(1 - 1/h)^k` (KataGo's TD value targets).
 pub const SHORT_VALUE_HORIZON: f32 = 8.0;
 
-/// The short-term value target of every position of a game, each for the player to move there:
-/// `T_i = (1 - λ) v_i + λ (-T_{i+1})` with `λ = 1 - 1/SHORT_VALUE_HORIZON`, `v_i` the search's
-/// root value at ply `i` (0 when it is not a number) and, past the last move, the game's result.
-pub fn short_values(g: &GameRecord) -> Vec<f32> {
+/// The short-term value target of every position of a game, each for the player to move there
+/// (`seats[i]`, the seat to move before move `i`): `T_i = (1 - λ) v_i + λ T_{i+1}`, in one
+/// seat's view throughout, with `λ = 1 - 1/SHORT_VALUE_HORIZON`, `v_i` the search's root value
+/// at ply `i` and, past the last move, the game's result. A ply without a search value (a chance
+/// outcome; NaN) passes the value on undiscounted.
+pub fn short_values<G: Trainable>(g: &GameRecord<G>, seats: &[Seat]) -> Vec<f32> {
     let lambda = 1.0 - 1.0 / SHORT_VALUE_HORIZON;
-    let n = g.moves.len();
-    // The result after the last move is taken for the side to move then: the side to move at
-    // the root (as its FEN says) when the number of moves is even.
-    let first = crate::jungle::parse_fen(&g.root_fen).map_or(crate::jungle::Side::Red, |p| p.side_to_move());
-    let to_move_at_end = if n % 2 == 0 { first } else { first.flip() };
-    let mut t = g.result_for(to_move_at_end);
+    let n = g.moves.len().min(seats.len());
+    let view = |seat: Seat, v: f32| if seat == Seat::First { v } else { -v };
+    let mut u = g.result_for(Seat::First);
     let mut out = vec![0.0; n];
     for i in (0..n).rev() {
         let v = g.moves[i].root_value;
-        let v = if v.is_finite() { v.clamp(-1.0, 1.0) } else { 0.0 };
-        t = (1.0 - lambda) * v + lambda * -t;
-        out[i] = t;
+        if v.is_finite() {
+            u = (1.0 - lambda) * view(seats[i], v.clamp(-1.0, 1.0)) + lambda * u;
+        }
+        out[i] = view(seats[i], u);
     }
     out
 }
 
 /// One training position.
-#[derive(Clone, Copy, Debug)]
-pub struct Sample {
-    pub pos: Position,
-    /// The position had occurred before in its game (an input plane).
-    pub repeated: bool,
+#[derive(Clone, Debug)]
+pub struct Sample<G: Trainable> {
+    /// What the encoder needs to rebuild the planes.
+    pub snapshot: G::Snapshot,
     /// Result for the player to move: 0 win, 1 draw, 2 loss.
     pub wdl: u8,
     /// The search's value of the position for the player to move, in [-1, 1].
     pub q: f32,
     /// Plies from this position to the end of its game (the moves-left target).
     pub moves_left: u16,
-    /// The opponent's reply, the move played next, as an action seen from this position's
-    /// player to move (the opponent-policy target); [`NO_REPLY`] when the game ended here.
-    pub reply: u8,
+    /// The move played next (the opponent's reply; in the flip game after a flip, nature's
+    /// draw), as an action seen from this position's player to move (the opponent-policy
+    /// target); [`NO_REPLY`] when the game ended here.
+    pub reply: u16,
     /// The short-term value target for the player to move (see [`short_values`]).
     pub short_value: f32,
     /// Where this sample's policy target starts in its shard's target list, and its length.
@@ -67,17 +66,17 @@ pub struct Sample {
 
 /// The samples of one shard file.
 #[derive(Debug)]
-pub struct ShardSamples {
+pub struct ShardSamples<G: Trainable> {
     pub path: PathBuf,
     pub games: usize,
-    pub samples: Vec<Sample>,
+    pub samples: Vec<Sample<G>>,
     /// (action, probability) pairs for all samples.
-    pub targets: Vec<(u8, f32)>,
+    pub targets: Vec<(u16, f32)>,
 }
 
-impl ShardSamples {
+impl<G: Trainable> ShardSamples<G> {
     /// The policy target of sample `i`.
-    pub fn target(&self, i: usize) -> &[(u8, f32)] {
+    pub fn target(&self, i: usize) -> &[(u16, f32)] {
         let s = &self.samples[i];
         &self.targets[s.target_start as usize..s.target_start as usize + s.target_len as usize]
     }
@@ -87,20 +86,24 @@ impl ShardSamples {
 /// counted) so one run never mixes rule sets, as are games that do not replay: an illegal move,
 /// a target move that is not legal where it was searched, or a value that is not a number
 /// (a shard can be damaged before its checksum was computed). A skipped game leaves no samples.
-pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (ShardSamples, usize) {
+pub fn samples_from_games<G: Trainable>(path: &Path, games: &[GameRecord<G>], rules: &G::Rules) -> (ShardSamples<G>, usize) {
     let mut out = ShardSamples { path: path.to_path_buf(), games: 0, samples: Vec::new(), targets: Vec::new() };
     let mut skipped = 0;
+    let mut seats = Vec::new();
+    let mut plies = Vec::new();
     for g in games {
         if g.rules != *rules {
             skipped += 1;
             continue;
         }
         let (samples_before, targets_before) = (out.samples.len(), out.targets.len());
-        let short = short_values(g);
         let mut damaged = false;
         let mut ply = 0usize;
+        seats.clear();
+        plies.clear();
         let replayed = g.replay(|state, m| {
             ply += 1;
+            seats.push(state.seat_to_move().unwrap_or(Seat::First));
             if damaged || !m.full_search || m.visits.is_empty() {
                 return;
             }
@@ -109,7 +112,7 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
                 damaged = true;
                 return;
             }
-            let mover = state.side_to_move();
+            let mover = state.seat_to_move().unwrap_or(Seat::First);
             // In u64: a damaged shard's counts can sum past u32 (found by fuzzing).
             let total: u64 = m.visits.iter().map(|v| u64::from(v.1)).sum();
             if total == 0 {
@@ -117,7 +120,11 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
             }
             let start = out.targets.len() as u32;
             for &(mv, n) in &m.visits {
-                out.targets.push((action_index(mover, mv) as u8, n as f32 / total as f32));
+                let Some(a) = state.try_action(mv) else {
+                    damaged = true;
+                    return;
+                };
+                out.targets.push((a as u16, n as f32 / total as f32));
             }
             let r = g.result_for(mover);
             let wdl = if r > 0.0 {
@@ -127,16 +134,16 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
             } else {
                 1
             };
+            plies.push(ply - 1);
             out.samples.push(Sample {
-                pos: *state.position(),
-                repeated: state.history().current_reps() >= 2,
+                snapshot: state.snapshot(),
                 wdl,
                 q: m.root_value.clamp(-1.0, 1.0),
                 moves_left: (g.moves.len() + 1 - ply).min(usize::from(u16::MAX)) as u16,
-                // The next move is checked when it is replayed; a damaged one that is not even a
-                // step or a jump has no action (and its game is skipped then).
-                reply: g.moves.get(ply).and_then(|r| try_action_index(mover, r.mv)).map_or(NO_REPLY, |a| a as u8),
-                short_value: short[ply - 1],
+                // The next move is checked when it is replayed; a damaged one that has no action
+                // here (not even a step) has none (and its game is skipped then).
+                reply: g.moves.get(ply).and_then(|r| state.try_action(r.mv)).map_or(NO_REPLY, |a| a as u16),
+                short_value: 0.0,
                 target_start: start,
                 target_len: m.visits.len() as u8,
             });
@@ -146,6 +153,10 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
             out.targets.truncate(targets_before);
             skipped += 1;
         } else {
+            let short = short_values(g, &seats);
+            for (s, &p) in out.samples[samples_before..].iter_mut().zip(&plies) {
+                s.short_value = short[p];
+            }
             out.games += 1;
         }
     }
@@ -153,20 +164,26 @@ pub fn samples_from_games(path: &Path, games: &[GameRecord], rules: &Rules) -> (
 }
 
 /// Reads a shard file into samples.
-pub fn load_shard(path: &Path, rules: &Rules) -> Result<(ShardSamples, usize), ShardError> {
-    let games = read_shard(path)?;
+pub fn load_shard<G: Trainable>(path: &Path, rules: &G::Rules) -> Result<(ShardSamples<G>, usize), ShardError> {
+    let games = read_shard::<G>(path)?;
     Ok(samples_from_games(path, &games, rules))
 }
 
 /// The window of recent shards.
-#[derive(Debug, Default)]
-pub struct ReplayWindow {
-    shards: VecDeque<ShardSamples>,
+#[derive(Debug)]
+pub struct ReplayWindow<G: Trainable> {
+    shards: VecDeque<ShardSamples<G>>,
     len: usize,
 }
 
-impl ReplayWindow {
-    pub fn new() -> ReplayWindow {
+impl<G: Trainable> Default for ReplayWindow<G> {
+    fn default() -> Self {
+        ReplayWindow { shards: VecDeque::new(), len: 0 }
+    }
+}
+
+impl<G: Trainable> ReplayWindow<G> {
+    pub fn new() -> ReplayWindow<G> {
         ReplayWindow::default()
     }
 
@@ -185,7 +202,7 @@ impl ReplayWindow {
     }
 
     /// The shards in the window, oldest first.
-    pub fn shards(&self) -> impl Iterator<Item = &ShardSamples> {
+    pub fn shards(&self) -> impl Iterator<Item = &ShardSamples<G>> {
         self.shards.iter()
     }
 
@@ -194,7 +211,7 @@ impl ReplayWindow {
     }
 
     /// Adds the newest shard.
-    pub fn push(&mut self, shard: ShardSamples) {
+    pub fn push(&mut self, shard: ShardSamples<G>) {
         self.len += shard.samples.len();
         self.shards.push_back(shard);
     }
@@ -212,7 +229,7 @@ impl ReplayWindow {
     }
 
     /// A uniformly random sample: (its shard, its index).
-    pub fn sample<R: Rng>(&self, rng: &mut R) -> Option<(&ShardSamples, usize)> {
+    pub fn sample<R: Rng>(&self, rng: &mut R) -> Option<(&ShardSamples<G>, usize)> {
         if self.len == 0 {
             return None;
         }
@@ -231,17 +248,18 @@ impl ReplayWindow {
 mod tests {
     use super::*;
     use crate::game::Reason;
-    use crate::jungle::{START_FEN, parse_move};
+    use crate::jungle::encode::action_index;
+    use crate::jungle::{JungleGame, Rules, START_FEN, Side, parse_move};
     use crate::selfplay::record::MoveRecord;
 
-    fn game(visits: &[&str], root_value: f32) -> GameRecord {
+    fn game(visits: &[&str], root_value: f32) -> GameRecord<JungleGame> {
         let mv = parse_move("a3a4").unwrap();
         let visits = visits.iter().map(|t| (parse_move(t).unwrap(), 10)).collect();
         GameRecord {
             rules: Rules::default(),
             model_id: "test".into(),
             seed: 1,
-            root_fen: START_FEN.into(),
+            root: START_FEN.into(),
             moves: vec![MoveRecord { mv, full_search: true, root_value, visits }],
             winner: None,
             reason: Reason::MoveCap,
@@ -287,9 +305,8 @@ mod tests {
         // The reply of each searched position is the next move, as its player to move sees it:
         // g7g6 after a3a4 (Red to move), g6g5 after a4a5, g3g4 after g6g5 (Blue to move), none
         // after the last move.
-        use crate::jungle::Side;
-        let reply = |side, t: &str| action_index(side, parse_move(t).unwrap()) as u8;
-        let replies: Vec<u8> = s.samples.iter().map(|x| x.reply).collect();
+        let reply = |side, t: &str| action_index(side, parse_move(t).unwrap()) as u16;
+        let replies: Vec<u16> = s.samples.iter().map(|x| x.reply).collect();
         assert_eq!(replies, [reply(Side::Red, "g7g6"), reply(Side::Red, "g6g5"), reply(Side::Blue, "g3g4"), NO_REPLY]);
         assert_ne!(reply(Side::Red, "g7g6"), reply(Side::Blue, "g7g6"), "each side sees the board from its own end");
     }
@@ -301,12 +318,12 @@ mod tests {
             .iter()
             .map(|&(t, v)| MoveRecord { mv: parse_move(t).unwrap(), full_search: true, root_value: v, visits: vec![(parse_move(t).unwrap(), 1)] })
             .collect();
-        let g = GameRecord { moves, winner: Some(crate::jungle::Side::Red), reason: Reason::Den, ..game(&["a3a4"], 0.0) };
+        let g = GameRecord { moves, winner: Some(Seat::First), reason: Reason::Den, ..game(&["a3a4"], 0.0) };
         // λ = 7/8. Backwards from Blue to move after the last move (a loss, -1):
         // T2 = 0.8/8 + 7/8 * 1 = 0.975 (Red), T1 = -0.2/8 - 7/8 * 0.975 = -0.878125 (Blue),
         // T0 = 0.5/8 + 7/8 * 0.878125 = 0.830859375 (Red).
         let want = [0.830_859_4f32, -0.878_125, 0.975];
-        let got = short_values(&g);
+        let got = short_values(&g, &[Seat::First, Seat::Second, Seat::First]);
         for (a, b) in got.iter().zip(want) {
             assert!((a - b).abs() < 1e-6, "{got:?} vs {want:?}");
         }

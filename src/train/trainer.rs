@@ -14,8 +14,7 @@ use burn::tensor::activation::{log_softmax, softmax};
 
 use super::batch::Batch;
 use super::{OptimizerKind, TrainConfig};
-use crate::jungle::encode::ACTIONS;
-use crate::nn::model::{COLS, ModelConfig, Net, ROWS};
+use crate::nn::model::{ModelConfig, Net};
 
 /// Figures from one optimiser step.
 #[derive(Clone, Copy, Debug, Default)]
@@ -77,11 +76,13 @@ impl Trainer {
     pub fn step(&mut self, batch: &Batch) -> StepStats {
         let n = batch.len();
         let d = &self.device;
+        let shape = self.net().shape();
+        let actions = shape.actions();
         let x = Tensor::<4>::from_data(
-            TensorData::new(batch.inputs.iter().copied().collect::<Vec<f32>>(), [n, crate::jungle::encode::PLANES, ROWS, COLS]),
+            TensorData::new(batch.inputs.iter().copied().collect::<Vec<f32>>(), [n, shape.planes, shape.rows, shape.cols]),
             d,
         );
-        let pt = Tensor::<2>::from_data(TensorData::new(batch.policy.iter().copied().collect::<Vec<f32>>(), [n, ACTIONS]), d);
+        let pt = Tensor::<2>::from_data(TensorData::new(batch.policy.iter().copied().collect::<Vec<f32>>(), [n, actions]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(batch.wdl.iter().copied().collect::<Vec<f32>>(), [n, 3]), d);
         let net = self.net.take().expect("the trainer always holds its network between steps");
         let out = net.forward(x);
@@ -100,7 +101,7 @@ impl Trainer {
         // batch (rows of a game's last position are zero and add nothing).
         let opponent_loss = match out.opponent_policy {
             Some(o) if batch.opponent_policy.nrows() == n => {
-                let ot = Tensor::<2>::from_data(TensorData::new(batch.opponent_policy.iter().copied().collect::<Vec<f32>>(), [n, ACTIONS]), d);
+                let ot = Tensor::<2>::from_data(TensorData::new(batch.opponent_policy.iter().copied().collect::<Vec<f32>>(), [n, actions]), d);
                 Some((log_softmax(o, 1) * ot).sum_dim(1).mean().neg())
             }
             _ => None,

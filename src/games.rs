@@ -1,0 +1,37 @@
+//! The games junglezero plays, by the names that configs, model files and game records use.
+
+use crate::game::{Encode, Shape};
+use crate::flip::{FlipGame, FlipRules};
+use crate::jungle::{JungleGame, Rules};
+
+/// Every game's network view.
+pub const SHAPES: [Shape; 2] = [JungleGame::SHAPE, FlipGame::SHAPE];
+
+/// The network view of the game called `name`.
+pub fn shape_named(name: &str) -> Option<Shape> {
+    SHAPES.into_iter().find(|s| s.game == name)
+}
+
+/// Whether `text` reads as rule switches of the game called `name` (the message says why not).
+pub fn check_rules(name: &str, text: &str) -> Result<(), String> {
+    match name {
+        "jungle" => text.parse::<Rules>().map(|_| ()).map_err(|e| e.to_string()),
+        "flip" => text.parse::<FlipRules>().map(|_| ()).map_err(|e| e.to_string()),
+        other => Err(format!("unknown game '{other}'")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn games_are_found_by_name_and_their_rules_checked() {
+        assert_eq!(shape_named("flip").map(|s| (s.rows, s.cols, s.actions())), Some((4, 4, 80)));
+        assert_eq!(shape_named("jungle").map(|s| s.actions()), Some(252));
+        assert_eq!(shape_named("chess"), None);
+        assert!(check_rules("jungle", &Rules::default().to_string()).is_ok());
+        assert!(check_rules("flip", &FlipRules::default().to_string()).is_ok());
+        assert!(check_rules("chess", "").is_err());
+    }
+}

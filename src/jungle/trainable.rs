@@ -1,0 +1,95 @@
+//! Jungle as a [`Trainable`] game: records start from a FEN, samples keep the position and
+//! its repetition flag.
+
+use super::encode::{encode_parts, mirror_action, try_action_index};
+use super::notation::{fen, parse_fen};
+use super::{JungleGame, Move, Position, Rules};
+use crate::game::{Game, Seat, Turn};
+use crate::trainable::Trainable;
+
+/// A Jungle training position: the position and whether it had occurred before in its game.
+#[derive(Clone, Copy, Debug)]
+pub struct JungleSnapshot {
+    pub pos: Position,
+    pub repeated: bool,
+}
+
+impl Trainable for JungleGame {
+    type Rules = Rules;
+    type Snapshot = JungleSnapshot;
+
+    fn game_rules(&self) -> &Rules {
+        self.rules()
+    }
+
+    fn start_under(rules: &Rules) -> JungleGame {
+        JungleGame::start(*rules)
+    }
+
+    fn from_root(text: &str, rules: &Rules) -> Result<JungleGame, String> {
+        let pos = parse_fen(text).map_err(|e| format!("bad root FEN: {e}"))?;
+        Ok(JungleGame::new(pos, *rules))
+    }
+
+    fn root_text(&self) -> String {
+        fen(self.position())
+    }
+
+    fn seat_to_move(&self) -> Option<Seat> {
+        match self.turn() {
+            Turn::Over(_) => None,
+            _ => Some(self.side_to_move().player()),
+        }
+    }
+
+    fn move_code(mv: Move) -> u16 {
+        mv.raw()
+    }
+
+    fn move_from_code(code: u16) -> Option<Move> {
+        Move::from_raw(code)
+    }
+
+    fn try_action(&self, mv: Move) -> Option<usize> {
+        try_action_index(self.side_to_move(), mv)
+    }
+
+    fn snapshot(&self) -> JungleSnapshot {
+        JungleSnapshot { pos: *self.position(), repeated: self.history().current_reps() >= 2 }
+    }
+
+    fn encode_snapshot(s: &JungleSnapshot, rules: &Rules, out: &mut [f32]) {
+        encode_parts(&s.pos, rules, s.repeated, out);
+    }
+
+    fn mirror_action(action: usize) -> usize {
+        mirror_action(action)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Encode;
+
+    #[test]
+    fn snapshots_encode_as_the_game_does_and_mirroring_is_an_involution() {
+        let mut g = JungleGame::default();
+        for t in ["a3a4", "g7g6", "a4a5"] {
+            g.play_text(t).unwrap();
+        }
+        let (mut a, mut b) = (vec![0.0; JungleGame::INPUT_SIZE], vec![0.0; JungleGame::INPUT_SIZE]);
+        g.encode(&mut a);
+        JungleGame::encode_snapshot(&g.snapshot(), g.rules(), &mut b);
+        assert_eq!(a, b);
+        let moves = g.legal_moves();
+        for &m in moves.iter() {
+            let act = g.try_action(m).unwrap();
+            assert_eq!(JungleGame::mirror_action(JungleGame::mirror_action(act)), act);
+            assert_eq!(JungleGame::move_from_code(JungleGame::move_code(m)), Some(m));
+        }
+        let back = JungleGame::from_root(&g.root_text(), g.rules()).unwrap();
+        assert_eq!(back.position(), g.position());
+        assert!(JungleGame::from_root("not a fen", g.rules()).is_err());
+    }
+}
