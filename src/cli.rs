@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use junglezero::jungle::{Rules, START_FEN};
+use junglezero::jungle::START_FEN;
 
 #[derive(Parser, Debug)]
 #[command(name = "junglezero", version, about = "Self-play reinforcement learning for Jungle (Dou Shou Qi)")]
@@ -84,6 +84,9 @@ pub struct SearchArgs {
     /// Search this many nodes.
     #[arg(long)]
     pub nodes: Option<u64>,
+    /// The game (default: the config's `game`); the flip game is searched by expectiminimax.
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }
 
 #[derive(Args, Debug)]
@@ -102,16 +105,15 @@ pub struct PerftArgs {
 }
 
 /// Which game a command plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GameKind {
-    Jungle,
-    Flip,
-}
+pub use junglezero::games::GameName as GameKind;
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
     #[command(flatten)]
     pub position: PositionArgs,
+    /// The game: Jungle, or the 4×4 flip game (its position string in --fen).
+    #[arg(long, value_enum, default_value_t = GameKind::Jungle)]
+    pub game: GameKind,
 }
 
 #[derive(Subcommand, Debug)]
@@ -226,9 +228,13 @@ pub struct PlayArgs {
     /// Engine thinking time per move in milliseconds.
     #[arg(long, default_value_t = 1000)]
     pub movetime: u64,
-    /// The colour you play.
+    /// The colour you play (the flip game: red is the first player, blue the second).
     #[arg(long, value_enum, default_value = "red")]
     pub human: Colour,
+    /// The game (default: the config's `game`). The flip game's engine is expectiminimax; its
+    /// --fen takes the flip position string, --rules its switches.
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }
 
 /// Which network to use: a model file or a freshly initialised one.
@@ -286,7 +292,7 @@ pub struct RunArgs {
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
     /// Player A: alphabeta:depth=N | alphabeta:movetime=MS | mcts:model=PATH,sims=N | random |
-    /// external:cmd="PROGRAM",movetime=MS
+    /// external:cmd="PROGRAM",movetime=MS | expectiminimax:depth=N (the flip game)
     #[arg(long, value_parser = parse_spec)]
     pub a: junglezero::arena::spec::PlayerSpec,
     /// Player B (same forms).
@@ -313,15 +319,15 @@ pub struct ArenaArgs {
     /// Seed of the opening suite.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Rule switches over the config's [rules].
-    #[arg(long, value_parser = check_rules)]
+    /// Rule switches over the config's [rules] (the flip game: over its [flip_rules]).
+    #[arg(long)]
     pub rules: Option<String>,
+    /// The game (default: the config's `game`); flip-game players are expectiminimax:depth=N,
+    /// mcts:model=PATH,sims=N with a flip-game network, and random.
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
     #[command(flatten)]
     pub config: ConfigArgs,
-}
-
-fn check_rules(s: &str) -> Result<String, junglezero::jungle::RulesError> {
-    s.parse::<Rules>().map(|_| s.to_string())
 }
 
 fn parse_spec(s: &str) -> Result<junglezero::arena::spec::PlayerSpec, junglezero::arena::spec::SpecError> {

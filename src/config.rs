@@ -23,8 +23,12 @@ use crate::train::TrainConfig;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// The rules every component plays under.
+    /// The game: "jungle" (the 9 × 7 board game) or "flip" (the 4 × 4 flip game).
+    pub game: crate::games::GameName,
+    /// The rules every component plays under (Jungle).
     pub rules: Rules,
+    /// The flip game's rule switches (`game = "flip"`).
+    pub flip_rules: crate::flip::FlipRules,
     /// The alpha-beta engine.
     pub search: SearchConfig,
     /// The alpha-beta engine's evaluation weights.
@@ -81,7 +85,8 @@ impl Config {
             ladder: &self.ladder,
             arena: &self.arena,
             mcts: &self.mcts,
-            players: self.players(),
+            rules: self.rules,
+            players: Box::new(crate::arena::gate::JungleLadder(self.players())),
             seed: self.train.seed,
         }
     }
@@ -129,7 +134,10 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.search.validate()?;
         self.eval.validate()?;
-        self.mcts.validate::<crate::jungle::JungleGame>()?;
+        match self.game {
+            crate::games::GameName::Jungle => self.mcts.validate::<crate::jungle::JungleGame>()?,
+            crate::games::GameName::Flip => self.mcts.validate::<crate::flip::FlipGame>()?,
+        }
         self.model.validate()?;
         self.selfplay.validate()?;
         self.teacher.validate()?;

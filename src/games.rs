@@ -1,8 +1,36 @@
 //! The games junglezero plays, by the names that configs, model files and game records use.
 
+use serde::{Deserialize, Serialize};
+
 use crate::game::{Encode, Shape};
 use crate::flip::{FlipGame, FlipRules};
 use crate::jungle::{JungleGame, Rules};
+
+/// Which game a config, run or command plays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum GameName {
+    /// The 9 × 7 board game.
+    #[default]
+    Jungle,
+    /// The 4 × 4 flip game (暗布斗兽棋).
+    Flip,
+}
+
+impl GameName {
+    pub fn shape(self) -> Shape {
+        match self {
+            GameName::Jungle => JungleGame::SHAPE,
+            GameName::Flip => FlipGame::SHAPE,
+        }
+    }
+}
+
+impl std::fmt::Display for GameName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.shape().game)
+    }
+}
 
 /// Every game's network view.
 pub const SHAPES: [Shape; 2] = [JungleGame::SHAPE, FlipGame::SHAPE];

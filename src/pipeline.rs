@@ -22,7 +22,9 @@ use crate::train::batch::{Targets, sample_batch};
 use crate::train::checkpoint::{self, CheckpointError, CheckpointMeta};
 use crate::train::replay::{ReplayWindow, load_shard};
 use crate::train::trainer::{Trainer, optimizer};
-use crate::arena::gate::{GateError, gate_candidates};
+use crate::arena::gate::{FlipLadder, GateError, GateSettings, gate_candidates};
+use crate::flip::{FlipGame, FlipRules};
+use crate::selfplay::bootstrap::FlipHeuristic;
 use crate::config::Config;
 use crate::game::Encode;
 use crate::jungle::JungleGame;
@@ -103,6 +105,38 @@ impl RunGame for JungleGame {
 
     fn teach(p: &mut Pipeline<JungleGame>, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<u64> {
         p.teach_jungle(progress, stop)
+    }
+}
+
+impl RunGame for FlipGame {
+    fn rules(config: &Config) -> FlipRules {
+        config.flip_rules
+    }
+
+    fn stage(config: &Config) -> StageSettings<'_, FlipGame> {
+        StageSettings {
+            mcts: &config.mcts,
+            selfplay: &config.selfplay,
+            heuristic: Some(std::sync::Arc::new(FlipHeuristic)),
+            rules: config.flip_rules,
+            // No teacher hands flip games over: they end by the no-progress rule.
+            finish: None,
+            seed: config.train.seed,
+        }
+    }
+
+    fn gate(run: &RunDir, config: &Config) -> Result<()> {
+        let settings = GateSettings::<FlipGame> {
+            gate: &config.gate,
+            ladder: &config.ladder,
+            arena: &config.arena,
+            mcts: &config.mcts,
+            rules: config.flip_rules,
+            players: Box::new(FlipLadder { mcts: config.mcts.clone(), hardware: config.hardware.clone() }),
+            seed: config.train.seed,
+        };
+        let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware, FlipGame::SHAPE);
+        Ok(gate_candidates(run, &settings, &load)?)
     }
 }
 

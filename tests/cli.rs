@@ -92,3 +92,47 @@ fn perft_of_the_flip_game() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("16 face-down squares but 15 face-down pieces"), "{}", stderr(&o));
 }
+
+/// Runs the binary with `input` on stdin.
+fn with_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_flip_game_plays_in_the_terminal_with_its_pool_shown() {
+    let o = with_stdin(&["play", "--game", "flip", "--movetime", "20"], "moves\nf:a1\nb9b8\nundo\nquit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("face down: RCDWPTLErcdwptle"), "{out}");
+    assert!(out.contains("colours undecided"), "{out}");
+    assert!(out.contains("legal moves: f:a1 f:a2"), "{out}");
+    assert!(out.contains("the flip reveals f:a1="), "{out}");
+    assert!(out.contains("junglezero plays"), "{out}");
+    assert!(out.contains("'b9b8' is not a flip-game move"), "{out}");
+    // A Jungle move list never appears.
+    assert!(!out.contains("a3a4"), "{out}");
+}
+
+#[test]
+fn flip_positions_show_and_search_and_bad_ones_are_one_line() {
+    let o = junglezero(&["show", "--game", "flip"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("position ????/????/????/???? 1 - RCDWPTLErcdwptle 0 0") && stdout(&o).contains("16 legal moves"), "{}", stdout(&o));
+    // Red to move (the first player owns Red) with its Rat next to Blue's Elephant: the Rat takes it.
+    let o = junglezero(&["search", "--game", "flip", "--fen", "Re2/4/4/4 1 r - 0 9", "--depth", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).trim_end().ends_with("bestmove a4xb4"), "{}", stdout(&o));
+    let o = junglezero(&["show", "--game", "flip", "--fen", "R?/4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad --fen"), "{}", stderr(&o));
+}

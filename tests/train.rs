@@ -254,7 +254,7 @@ fn config_errors_name_the_key() {
 #[test]
 fn every_config_file_loads_and_documents_every_key() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
-    for name in ["default.toml", "smoke.toml", "gpu.toml"] {
+    for name in ["default.toml", "smoke.toml", "gpu.toml", "flip.toml", "flip-smoke.toml"] {
         let path = root.join(name);
         let c = Config::load(Some(&path), &[]);
         // gpu.toml may name a device this build lacks; everything else must load.
@@ -265,8 +265,14 @@ fn every_config_file_loads_and_documents_every_key() {
     let text = std::fs::read_to_string(root.join("default.toml")).unwrap();
     let defaults = toml::Value::try_from(Config::default()).unwrap();
     for (section, table) in defaults.as_table().unwrap() {
+        // Top-level keys (`game`) come before the first section, documented on their line.
+        let Some(table) = table.as_table() else {
+            let line = text.lines().find(|l| l.starts_with(&format!("{section} ="))).unwrap_or_else(|| panic!("default.toml lacks {section}"));
+            assert!(line.contains('#'), "{section} is not documented");
+            continue;
+        };
         assert!(text.contains(&format!("[{section}]")), "default.toml lacks [{section}]");
-        for key in table.as_table().unwrap().keys() {
+        for key in table.keys() {
             let line = text
                 .lines()
                 .find(|l| l.trim_start().starts_with(&format!("{key} =")))
@@ -278,4 +284,75 @@ fn every_config_file_loads_and_documents_every_key() {
             assert!(documented, "{section}.{key} has no comment in default.toml");
         }
     }
+}
+
+#[test]
+fn the_flip_game_s_smoke_loop_runs_end_to_end_and_resumes() {
+    use junglezero::flip::FlipGame;
+    let dir = tmp("flip-smoke");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/flip-smoke.toml").display().to_string();
+    let o = junglezero(&["train", "--config", &config, "--run", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = RunDir::new(&dir);
+    assert_eq!(gated_generations(&run), [0, 1, 2]);
+    // No teacher in the flip game: 8 self-play games per generation.
+    let games: Vec<_> = run.shards().iter().flat_map(|p| read_shard::<FlipGame>(p).unwrap()).collect();
+    assert_eq!(games.len(), 16);
+    assert!(games.iter().all(|g| g.moves.iter().any(|m| matches!(m.mv, junglezero::flip::FlipMove::Reveal(..)))));
+    let kinds = metric_kinds(&run);
+    for k in ["selfplay", "train", "gate", "match", "ratings"] {
+        assert!(kinds.iter().any(|x| x == k), "no {k} metrics: {kinds:?}");
+    }
+    // The ladder is expectiminimax's.
+    let (events, _) = run.read_events();
+    assert!(events.iter().any(|e| matches!(e, junglezero::store::events::Event::Match(m) if m.b == "expectiminimax:depth=1")));
+    // The best network is a flip model; the Jungle commands refuse it with one line.
+    let (_, best) = run.best().unwrap();
+    let o = junglezero(&["arena", "--a", &format!("mcts:model={},sims=4", best.display()), "--b", "alphabeta:depth=1", "--games", "2"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("a model of the flip game; this command plays jungle"), "{}", stderr(&o));
+    // Resuming with a Jungle config is refused, naming both games.
+    let o = junglezero(&["train", "--config", &smoke_config(), "--run", dir.to_str().unwrap(), "--set", "train.iterations=3"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("trains the flip game but the config plays jungle"), "{}", stderr(&o));
+    // More generations of the same config resume the run.
+    let o = junglezero(&["train", "--config", &config, "--run", dir.to_str().unwrap(), "--set", "train.iterations=3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(gated_generations(&run), [0, 1, 2, 3]);
+    let o = junglezero(&["report", "--run", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = std::fs::read_to_string(dir.join("report/report.md")).unwrap();
+    assert!(report.contains("expectiminimax depth 1"), "{report}");
+    let o = junglezero(&["verify", "--run", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+
+    // The export describes the flip encoding, and its weights reproduce its samples.
+    let (_, best) = run.best().unwrap();
+    let out = dir.join("export/net.safetensors");
+    let o = junglezero(&["export", "--model", best.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("export/net.json")).unwrap()).unwrap();
+    assert_eq!((meta["game"].as_str(), meta["input"]["shape"].clone(), meta["policy"]["size"].as_u64()), (Some("flip"), serde_json::json!([39, 4, 4]), Some(80)));
+    let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(dir.join("export/net.samples.npz")).unwrap()).unwrap();
+    let inputs: ndarray::Array4<f32> = npz.by_name("inputs.npy").unwrap();
+    let logits: ndarray::Array2<f32> = npz.by_name("policy_logits.npy").unwrap();
+    assert_eq!((inputs.shape(), logits.shape()), (&[32, 39, 4, 4][..], &[32, 80][..]));
+    use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
+    use junglezero::game::Encode;
+    let device = junglezero::nn::device::parse_device("flex").unwrap();
+    let (_, m) = junglezero::nn::modelfile::load(&best, &device, FlipGame::SHAPE).unwrap();
+    let mut net = m.model.init(FlipGame::SHAPE, &device);
+    let res = net.load_from(&mut SafetensorsStore::from_file(&out).with_from_adapter(PyTorchToBurnAdapter)).unwrap();
+    assert!(res.errors.is_empty() && res.missing.is_empty(), "{res:?}");
+    let p = junglezero::nn::burn_eval::NetEvaluator::new(net, device, "x", &m.model).forward(inputs.as_slice().unwrap(), 32).policy;
+    let worst = p.iter().zip(logits.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(worst < 1e-4, "{worst}");
+
+    // A flip-game match from the command line: the network and the engines.
+    let o = junglezero(&["arena", "--game", "flip", "--a", &format!("mcts:model={},sims=8", best.display()), "--b", "expectiminimax:depth=1", "--games", "4", "--concurrency", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("vs expectiminimax:depth=1"), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = junglezero(&["arena", "--game", "flip", "--a", "alphabeta:depth=2", "--b", "random", "--games", "2"]);
+    assert!(!o.status.success() && stderr(&o).contains("does not play the flip game"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

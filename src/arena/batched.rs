@@ -5,19 +5,22 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use super::game::MatchGame;
 use super::openings::{random_openings, start_game};
 use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame};
 use super::adjudicate::Adjudicator;
-use crate::game::{Game, Turn};
-use crate::jungle::{JungleGame, Move, Side};
+use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
 use crate::mcts::player::value_to_cp;
 use crate::mcts::{Batch, Evaluator, InFlight, MctsConfig, Search, Step};
 
-struct Slot {
-    game: JungleGame,
+struct Slot<G: MatchGame + Encode> {
+    game: G,
+    /// The moves from the start (opening and nature's draws included).
+    moves: Vec<G::Move>,
+    deal: G::Deal,
     /// Searches of A and B (index 0 and 1), kept in step with the game.
-    searches: [Search<JungleGame>; 2],
+    searches: [Search<G>; 2],
     pair: usize,
     a_red: bool,
     opening_plies: usize,
@@ -29,7 +32,7 @@ struct Slot {
 }
 
 /// The side to move searches with its own network: A's leaves go to evaluator 0, B's to 1.
-impl InFlight<JungleGame> for Slot {
+impl<G: MatchGame + Encode> InFlight<G> for Slot<G> {
     fn gather(&mut self, caches: &mut [NnCache]) -> Option<usize> {
         if !self.active {
             return None;
@@ -44,39 +47,59 @@ impl InFlight<JungleGame> for Slot {
         None
     }
 
-    fn search(&self, e: usize) -> &Search<JungleGame> {
+    fn search(&self, e: usize) -> &Search<G> {
         &self.searches[e]
     }
 
-    fn search_mut(&mut self, e: usize) -> &mut Search<JungleGame> {
+    fn search_mut(&mut self, e: usize) -> &mut Search<G> {
         &mut self.searches[e]
     }
 }
 
-impl Slot {
+impl<G: MatchGame + Encode> Slot<G> {
     fn mover(&self) -> usize {
-        let a_side = if self.a_red { Side::Red } else { Side::Blue };
-        usize::from(self.game.side_to_move() != a_side)
+        let a_seat = if self.a_red { Seat::First } else { Seat::Second };
+        usize::from(self.game.mover() != a_seat)
+    }
+
+    /// Plays `mv` in the game and both searches.
+    fn play(&mut self, mv: G::Move) {
+        self.game.play_unchecked(mv);
+        self.moves.push(mv);
+        for search in &mut self.searches {
+            search.advance(mv);
+        }
+    }
+
+    /// Nature's draws under the deal, in the game and both searches.
+    fn resolve_chance(&mut self) {
+        while matches!(self.game.turn(), Turn::Chance) {
+            let Some(m) = self.game.dealt(&self.deal) else { return };
+            self.play(m);
+        }
     }
 }
 
 /// Plays a match between two networks with `sims` simulations per move.
 #[allow(clippy::too_many_arguments)]
-pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
+pub fn run_network_match<G: MatchGame + Encode, A: Evaluator<G>, B: Evaluator<G>>(
     a: &A,
     b: &B,
     mcts: &MctsConfig,
     sims: u32,
-    s: &MatchSettings,
+    s: &MatchSettings<G>,
     games_in_flight: usize,
-    mut on_game: impl FnMut(&PlayedGame, &super::stats::Tally, Option<f64>),
-) -> MatchOutcome {
+    mut on_game: impl FnMut(&PlayedGame<G>, &super::stats::Tally, Option<f64>),
+) -> MatchOutcome<G> {
     let pairs = s.games.div_ceil(2).max(1) as usize;
-    let openings = random_openings(&s.rules, s.opening_plies, pairs, s.seed);
+    let openings = random_openings::<G>(&s.rules, s.opening_plies, pairs, s.seed);
+    if openings.is_empty() {
+        return MatchOutcome::default();
+    }
     let jobs: Vec<(usize, bool)> = (0..pairs).flat_map(|p| [(p, true), (p, false)]).collect();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<PlayedGame>();
+    let (tx, rx) = mpsc::channel::<PlayedGame<G>>();
     let workers = s.concurrency.max(1).min(jobs.len());
     let quiet = MctsConfig { dirichlet_fraction: 0.0, ..mcts.clone() };
     let mut out = MatchOutcome { openings: openings.len(), ..MatchOutcome::default() };
@@ -88,12 +111,14 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
             scope.spawn(move || {
                 // At most this worker's share of the games, so that every worker gets some.
                 let n = games_in_flight.max(1).min(jobs.len().div_ceil(workers));
-                let mut batch = Batch::new::<JungleGame>(2, n, quiet.cache_entries);
-                let evaluators: [&dyn Evaluator<JungleGame>; 2] = [a, b];
-                let root = JungleGame::start(s.rules);
-                let mut slots: Vec<Slot> = (0..n)
+                let mut batch = Batch::new::<G>(2, n, quiet.cache_entries);
+                let evaluators: [&dyn Evaluator<G>; 2] = [a, b];
+                let root = G::match_start(&s.rules);
+                let mut slots: Vec<Slot<G>> = (0..n)
                     .map(|_| Slot {
                         game: root.clone(),
+                        moves: Vec::new(),
+                        deal: openings[0].deal.clone(),
                         searches: [budgeted(Search::new(root.clone(), quiet, 0), sims), budgeted(Search::new(root.clone(), quiet, 0), sims)],
                         pair: 0,
                         a_red: true,
@@ -104,7 +129,7 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                         judge: Adjudicator::new(s.adjudication),
                     })
                     .collect();
-                let claim = |slot: &mut Slot| {
+                let claim = |slot: &mut Slot<G>| {
                     if stop.load(Ordering::Relaxed) {
                         return false;
                     }
@@ -112,9 +137,12 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                     let Some(&(pair, a_red)) = jobs.get(i) else { return false };
                     let opening = &openings[pair % openings.len()];
                     slot.game = start_game(&s.rules, opening);
+                    slot.moves.clone_from(&opening.moves);
+                    slot.deal = opening.deal.clone();
                     for search in &mut slot.searches {
                         search.reset(&slot.game);
                     }
+                    slot.resolve_chance();
                     (slot.pair, slot.a_red, slot.opening_plies, slot.sims_done, slot.active) = (pair, a_red, opening.len(), 0, true);
                     slot.judge = Adjudicator::new(s.adjudication);
                     true
@@ -131,25 +159,22 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
                         }
                         let p = slot.mover();
                         if slot.sims_done >= sims && !slot.searches[p].is_pending() {
-                            let mv: Option<Move> = slot.searches[p].best_move();
-                            let Some(mv) = mv else {
+                            let Some(mv) = slot.searches[p].best_move() else {
                                 slot.active = false;
                                 continue;
                             };
                             // The mover's score, as its info line would report it.
                             let score = value_to_cp(slot.searches[p].root_value());
-                            let mover = slot.game.side_to_move().player();
-                            slot.game.play_move_unchecked(mv);
-                            for search in &mut slot.searches {
-                                search.advance(mv);
-                            }
+                            let mover = slot.game.mover();
+                            slot.play(mv);
+                            slot.resolve_chance();
                             slot.sims_done = 0;
                             let over = match slot.game.turn() {
                                 Turn::Over(o) => Some(o),
-                                _ => slot.judge.note(slot.game.position().ply(), mover, Some(score)),
+                                _ => slot.judge.note(slot.game.ply(), mover, Some(score)),
                             };
                             if let Some(o) = over {
-                                let g = PlayedGame::from_game(slot.pair, slot.a_red, slot.opening_plies, &slot.game, o);
+                                let g = PlayedGame::new(slot.pair, slot.a_red, slot.opening_plies, slot.moves.clone(), o);
                                 if tx.send(g).is_err() {
                                     return;
                                 }
@@ -177,7 +202,7 @@ pub fn run_network_match<A: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
 }
 
 /// A search planned for `sims` simulations per move.
-fn budgeted(mut s: Search<JungleGame>, sims: u32) -> Search<JungleGame> {
+fn budgeted<G: Encode>(mut s: Search<G>, sims: u32) -> Search<G> {
     s.set_budget(sims);
     s
 }

@@ -8,20 +8,64 @@ use std::path::Path;
 
 use super::bt::{self, PairResult, Rating};
 use super::batched::run_network_match;
+use super::flip_players::FlipFactory;
+use super::game::MatchGame;
 use super::play::{MatchError, MatchOutcome, MatchSettings, run_match};
-use super::spec::{PlayerError, PlayerFactory, PlayerSettings, PlayerSpec};
+use super::spec::{Contestants, PlayerError, PlayerFactory, PlayerSettings, PlayerSpec};
 use super::stats::{Tally, Verdict};
 use super::{ArenaConfig, GateConfig, LadderConfig};
-use crate::jungle::{JungleGame, Rules};
+use crate::flip::FlipGame;
+use crate::game::Encode;
+use crate::jungle::JungleGame;
 use crate::mcts::{Evaluator, MctsConfig};
+use crate::nn::device::HardwareConfig;
 use crate::nn::modelfile::{self, ModelFileError};
 use crate::store::StoreError;
 use crate::store::events::{Event, GateEvent, MatchEvent, RatingEntry, RatingsEvent, now};
 use crate::store::hooks::phase;
 use crate::store::run::RunDir;
 
-/// The anchor of the rating scale.
+/// The anchor of the rating scale (Jungle's; the flip game's is [`FLIP_ANCHOR`]).
 pub const ANCHOR: &str = "alphabeta:depth=1";
+/// The flip game's anchor.
+pub const FLIP_ANCHOR: &str = "expectiminimax:depth=1";
+
+/// The ladder's players of a game: its fixed engine at each depth (the rungs), and how any
+/// spec (the engine, or the network under test) becomes contestants.
+pub trait LadderPlayers<G: MatchGame>: Sync {
+    /// The fixed engine searching `depth` plies.
+    fn engine(&self, depth: u32) -> PlayerSpec;
+    fn factory(&self, spec: PlayerSpec) -> Result<Box<dyn Contestants<G>>, PlayerError>;
+}
+
+/// Jungle's ladder: alpha-beta at fixed depths.
+pub struct JungleLadder(pub PlayerSettings);
+
+impl LadderPlayers<JungleGame> for JungleLadder {
+    fn engine(&self, depth: u32) -> PlayerSpec {
+        PlayerSpec::AlphaBeta { depth: Some(depth), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None }
+    }
+
+    fn factory(&self, spec: PlayerSpec) -> Result<Box<dyn Contestants<JungleGame>>, PlayerError> {
+        Ok(Box::new(PlayerFactory::new(spec, &self.0)?))
+    }
+}
+
+/// The flip game's ladder: expectiminimax at fixed depths.
+pub struct FlipLadder {
+    pub mcts: MctsConfig,
+    pub hardware: HardwareConfig,
+}
+
+impl LadderPlayers<FlipGame> for FlipLadder {
+    fn engine(&self, depth: u32) -> PlayerSpec {
+        PlayerSpec::Expectiminimax { depth: Some(depth), movetime: None, nodes: None, tc: None }
+    }
+
+    fn factory(&self, spec: PlayerSpec) -> Result<Box<dyn Contestants<FlipGame>>, PlayerError> {
+        Ok(Box::new(FlipFactory::new(spec, &self.mcts, &self.hardware)?))
+    }
+}
 
 /// Logs a finished match for the ratings.
 pub fn log_match(run: &RunDir, a: &str, b: &str, t: &Tally, source: &str) -> Result<(), StoreError> {
@@ -39,22 +83,22 @@ pub fn log_match(run: &RunDir, a: &str, b: &str, t: &Tally, source: &str) -> Res
 
 /// The decision on one candidate.
 #[derive(Clone, Debug)]
-pub struct GateDecision {
+pub struct GateDecision<G: MatchGame = JungleGame> {
     pub accepted: bool,
-    pub outcome: MatchOutcome,
+    pub outcome: MatchOutcome<G>,
     pub why: String,
 }
 
 /// Plays the candidate against the best network (batched MCTS, SPRT) and decides.
-pub fn gate_match<C: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
+pub fn gate_match<G: MatchGame + Encode, C: Evaluator<G>, B: Evaluator<G>>(
     candidate: &C,
     best: &B,
     g: &GateConfig,
     mcts: &MctsConfig,
     concurrency: usize,
-    rules: Rules,
+    rules: G::Rules,
     seed: u64,
-) -> GateDecision {
+) -> GateDecision<G> {
     let settings = MatchSettings {
         games: g.max_games,
         concurrency,
@@ -80,11 +124,12 @@ pub fn gate_match<C: Evaluator<JungleGame>, B: Evaluator<JungleGame>>(
 }
 
 /// Where the ladder's matches are played and logged, and with what settings.
-pub struct LadderContext<'a> {
+pub struct LadderContext<'a, G: MatchGame> {
     pub run: &'a RunDir,
     pub ladder: &'a LadderConfig,
     pub arena: &'a ArenaConfig,
-    pub players: &'a PlayerSettings,
+    pub rules: &'a G::Rules,
+    pub players: &'a dyn LadderPlayers<G>,
 }
 
 /// Why a ladder match could not be played or logged.
@@ -99,59 +144,61 @@ pub enum LadderError {
 }
 
 /// Plays `a` against `b` with the threaded match runner and logs it.
-fn ladder_match(cx: &LadderContext, a: PlayerSpec, b: PlayerSpec, name_a: &str, games: u32, seed: u64, source: &str) -> Result<Tally, LadderError> {
-    let fa = PlayerFactory::new(a, cx.players)?;
-    let fb = PlayerFactory::new(b.clone(), cx.players)?;
+fn ladder_match<G: MatchGame>(cx: &LadderContext<G>, a: PlayerSpec, b: PlayerSpec, name_a: &str, games: u32, seed: u64, source: &str) -> Result<Tally, LadderError> {
+    let fa = cx.players.factory(a)?;
+    let fb = cx.players.factory(b.clone())?;
     let run = cx.run;
     let settings = MatchSettings {
         games,
         concurrency: cx.arena.workers(),
         opening_plies: cx.arena.opening_plies,
         seed,
-        rules: cx.players.rules,
+        rules: cx.rules.clone(),
         sprt: None,
         max_consecutive_forfeits: cx.arena.max_consecutive_forfeits,
         // The ladder measures played-out results.
         adjudication: super::adjudicate::Adjudication::default(),
         time_margin: std::time::Duration::from_millis(cx.arena.time_margin_ms),
     };
-    let out = run_match(&fa, &fb, &settings, |_, _, _| {})?;
+    let out = run_match(&*fa, &*fb, &settings, |_, _, _| {})?;
     log_match(run, name_a, &b.to_string(), &out.tally, source)?;
     Ok(out.tally)
 }
 
 /// The ladder: the network of generation `generation` against each configured depth (and, the
 /// first time, consecutive depths against each other to pin down the scale).
-pub fn play_ladder(cx: &LadderContext, generation: u64, model: &std::path::Path, seed: u64) -> Result<(), LadderError> {
+pub fn play_ladder<G: MatchGame>(cx: &LadderContext<G>, generation: u64, model: &std::path::Path, seed: u64) -> Result<(), LadderError> {
     let (run, l) = (cx.run, cx.ladder);
     let mut depths = l.depths.clone();
     depths.sort_unstable();
     depths.dedup();
-    let ab = |d: u32| PlayerSpec::AlphaBeta { depth: Some(d), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None };
+    let ab = |d: u32| cx.players.engine(d);
     let calibrated = read_matches(run).iter().any(|m| m.source == "calibration");
     if !calibrated {
         for w in depths.windows(2) {
             let t = ladder_match(cx, ab(w[1]), ab(w[0]), &ab(w[1]).to_string(), l.calibration_games, seed ^ u64::from(w[1]), "calibration")?;
-            tracing::info!("ladder calibration: depth {} vs depth {}: {}-{}-{}", w[1], w[0], t.wins, t.losses, t.draws);
+            tracing::info!("ladder calibration: {} vs depth {}: {}-{}-{}", ab(w[1]), w[0], t.wins, t.losses, t.draws);
         }
     }
     let name = format!("gen-{generation:04}");
     for &d in &depths {
         let net = PlayerSpec::Mcts { model: model.to_path_buf(), sims: l.sims, movetime: None, c_puct: None, tc: None };
         let t = ladder_match(cx, net, ab(d), &name, l.games, seed ^ (u64::from(d) << 8), "ladder")?;
-        tracing::info!("ladder: {name} vs alphabeta depth {d}: {}-{}-{} (W-L-D)", t.wins, t.losses, t.draws);
+        tracing::info!("ladder: {name} vs {}: {}-{}-{} (W-L-D)", ab(d), t.wins, t.losses, t.draws);
     }
     Ok(())
 }
 
 /// What the gate stage plays with (parts of the run's config).
-pub struct GateSettings<'a> {
+pub struct GateSettings<'a, G: MatchGame = JungleGame> {
     pub gate: &'a GateConfig,
     pub ladder: &'a LadderConfig,
     pub arena: &'a ArenaConfig,
     pub mcts: &'a MctsConfig,
-    /// How ladder players are built (the rules are the run's).
-    pub players: PlayerSettings,
+    /// The run's rules.
+    pub rules: G::Rules,
+    /// How ladder players are built.
+    pub players: Box<dyn LadderPlayers<G>>,
     /// The run's seed.
     pub seed: u64,
 }
@@ -182,9 +229,9 @@ pub fn ladder_due(laddered: Option<u64>, best: u64, every: u64) -> bool {
 /// under the SPRT of `[gate]` and is promoted (renamed into models/) or rejected; then, every
 /// `ladder.every` generations, the best network plays the alpha-beta ladder and the ratings of
 /// every network are refitted.
-pub fn gate_candidates<E: Evaluator<JungleGame>>(
+pub fn gate_candidates<G: MatchGame + Encode, E: Evaluator<G>>(
     run: &RunDir,
-    s: &GateSettings,
+    s: &GateSettings<G>,
     load: &dyn Fn(&Path) -> Result<E, ModelFileError>,
 ) -> Result<(), GateError> {
     for (g, cand_path) in run.candidates() {
@@ -200,7 +247,7 @@ pub fn gate_candidates<E: Evaluator<JungleGame>>(
         let candidate = load(&cand_path)?;
         let champion = load(&best_path)?;
         let seed = s.seed ^ g.wrapping_mul(0x9E37_79B9);
-        let d = gate_match(&candidate, &champion, s.gate, s.mcts, s.arena.workers(), s.players.rules, seed);
+        let d = gate_match(&candidate, &champion, s.gate, s.mcts, s.arena.workers(), s.rules.clone(), seed);
         let t = &d.outcome.tally;
         let best_name = format!("gen-{best_g:04}");
         log_match(run, &name, &best_name, t, "gate")?;
@@ -248,13 +295,13 @@ pub fn gate_candidates<E: Evaluator<JungleGame>>(
                 .filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok())
                 .max();
             if ladder_due(laddered, best_g, s.ladder.every) {
-                let cx = LadderContext { run, ladder: s.ladder, arena: s.arena, players: &s.players };
+                let cx = LadderContext { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &*s.players };
                 phase("ladder");
                 play_ladder(&cx, best_g, &best_path, s.seed ^ best_g)?;
                 let r = ratings(&read_matches(run));
                 let table = r.iter().filter_map(|(n, r)| r.map(|r| (n.clone(), RatingEntry { elo: r.elo, ci95: r.ci95 }))).collect();
                 if let Some((_, Some(mine))) = r.iter().find(|(n, _)| *n == name) {
-                    tracing::info!("ratings: {name} is {:+.0} +/- {:.0} Elo (alpha-beta depth 1 = 0)", mine.elo, mine.ci95);
+                    tracing::info!("ratings: {name} is {:+.0} +/- {:.0} Elo (the depth-1 engine = 0)", mine.elo, mine.ci95);
                 }
                 run.append_event(&Event::Ratings(RatingsEvent { time: now(), generation: best_g, ratings: table }))?;
             }
@@ -297,7 +344,7 @@ pub fn ratings(matches: &[LoggedMatch]) -> Vec<(String, Option<Rating>)> {
     if names.is_empty() {
         return Vec::new();
     }
-    let anchor = names.iter().position(|n| n == ANCHOR).unwrap_or(0);
+    let anchor = names.iter().position(|n| n == ANCHOR || n == FLIP_ANCHOR).unwrap_or(0);
     let fitted = bt::fit(names.len(), &results, anchor);
     names.into_iter().zip(fitted).collect()
 }

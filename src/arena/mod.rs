@@ -6,6 +6,8 @@ pub mod batched;
 pub mod bt;
 pub mod clock;
 pub mod external;
+pub mod flip_players;
+pub mod game;
 pub mod gate;
 pub mod gate_curve;
 pub mod openings;
@@ -224,7 +226,7 @@ pub fn summary(a: &str, b: &str, t: &Tally, sprt: Option<&Sprt>) -> String {
 }
 
 /// "Forfeits: A 2 (crash 1, timeout 1), B 0" when a game was forfeited.
-pub fn forfeit_line(o: &play::MatchOutcome) -> Option<String> {
+pub fn forfeit_line<G: game::MatchGame>(o: &play::MatchOutcome<G>) -> Option<String> {
     let side = |m: &std::collections::BTreeMap<String, u32>| {
         let n: u32 = m.values().sum();
         if n == 0 {

@@ -8,23 +8,24 @@ use std::time::{Duration, Instant};
 
 use super::adjudicate::{Adjudication, Adjudicator, info_score};
 use super::clock::Clock;
-use super::openings::{random_openings, start_game};
-use super::spec::{Contestant, PlayerError, PlayerFactory};
+use super::game::{MatchGame, resolve_chance};
+use super::openings::{Opening, random_openings, start_game};
+use super::spec::{Contestant, Contestants, PlayerError};
 use super::stats::{Sprt, Tally, Verdict};
-use crate::game::{Game, Outcome, Reason, Turn};
-use crate::jungle::{JungleGame, Move, Rules, Side};
+use crate::game::{Outcome, Reason, Seat, Turn};
+use crate::jungle::JungleGame;
 use crate::player::{GoClock, Limits};
 
 /// How a match is played.
 #[derive(Clone, Debug)]
-pub struct MatchSettings {
+pub struct MatchSettings<G: MatchGame = JungleGame> {
     /// Games (rounded up to whole pairs).
     pub games: u32,
     /// Games played at once.
     pub concurrency: usize,
     pub opening_plies: usize,
     pub seed: u64,
-    pub rules: Rules,
+    pub rules: G::Rules,
     pub sprt: Option<Sprt>,
     /// Stop the match with an error after a player forfeits this many games in a row
     /// (0: never stop).
@@ -45,13 +46,13 @@ pub struct Forfeit {
 
 /// One finished game.
 #[derive(Clone, Debug)]
-pub struct PlayedGame {
+pub struct PlayedGame<G: MatchGame = JungleGame> {
     pub pair: usize,
-    /// A played Red (moved first).
+    /// A had the first seat (Red in Jungle).
     pub a_red: bool,
     pub opening_plies: usize,
-    /// The whole game from the start position, opening included.
-    pub moves: Vec<Move>,
+    /// The whole game from the start position, opening (and nature's draws) included.
+    pub moves: Vec<G::Move>,
     pub outcome: Outcome,
     /// A's points: 1, ½ or 0.
     pub a_points: f64,
@@ -59,23 +60,24 @@ pub struct PlayedGame {
     pub forfeit: Option<Forfeit>,
 }
 
-impl PlayedGame {
-    pub fn from_game(pair: usize, a_red: bool, opening_plies: usize, game: &JungleGame, outcome: Outcome) -> PlayedGame {
-        let a_side = if a_red { Side::Red } else { Side::Blue };
+impl<G: MatchGame> PlayedGame<G> {
+    /// A finished game: its moves from the start and how it ended.
+    pub fn new(pair: usize, a_red: bool, opening_plies: usize, moves: Vec<G::Move>, outcome: Outcome) -> PlayedGame<G> {
+        let a_seat = if a_red { Seat::First } else { Seat::Second };
         let a_points = match outcome.winner {
             None => 0.5,
-            Some(w) if w == a_side.player() => 1.0,
+            Some(w) if w == a_seat => 1.0,
             Some(_) => 0.0,
         };
-        PlayedGame { pair, a_red, opening_plies, moves: game.moves().to_vec(), outcome, a_points, forfeit: None }
+        PlayedGame { pair, a_red, opening_plies, moves, outcome, a_points, forfeit: None }
     }
 }
 
 /// The match so far.
-#[derive(Clone, Debug, Default)]
-pub struct MatchOutcome {
+#[derive(Clone, Debug)]
+pub struct MatchOutcome<G: MatchGame = JungleGame> {
     pub tally: Tally,
-    pub games: Vec<PlayedGame>,
+    pub games: Vec<PlayedGame<G>>,
     pub verdict: Option<Verdict>,
     pub llr: Option<f64>,
     /// Distinct openings available (fewer than the pairs when the opening length is short).
@@ -85,15 +87,29 @@ pub struct MatchOutcome {
     pub forfeits_b: std::collections::BTreeMap<String, u32>,
 }
 
-impl MatchOutcome {
+impl<G: MatchGame> Default for MatchOutcome<G> {
+    fn default() -> Self {
+        MatchOutcome {
+            tally: Tally::default(),
+            games: Vec::new(),
+            verdict: None,
+            llr: None,
+            openings: 0,
+            forfeits_a: Default::default(),
+            forfeits_b: Default::default(),
+        }
+    }
+}
+
+impl<G: MatchGame> MatchOutcome<G> {
     /// Records a finished game: tally, pairs, LLR and verdict; `on_game` sees it first.
     /// Returns true when the SPRT has decided and the match should stop.
     pub fn record(
         &mut self,
         book: &mut PairBook,
-        game: PlayedGame,
+        game: PlayedGame<G>,
         sprt: Option<Sprt>,
-        on_game: &mut impl FnMut(&PlayedGame, &Tally, Option<f64>),
+        on_game: &mut impl FnMut(&PlayedGame<G>, &Tally, Option<f64>),
     ) -> bool {
         book.add(&mut self.tally, &game);
         if let Some(f) = &game.forfeit {
@@ -116,7 +132,7 @@ pub struct PairBook {
 }
 
 impl PairBook {
-    pub fn add(&mut self, tally: &mut Tally, game: &PlayedGame) {
+    pub fn add<G: MatchGame>(&mut self, tally: &mut Tally, game: &PlayedGame<G>) {
         tally.add_game(game.a_points);
         if let Some(first) = self.halves.remove(&game.pair) {
             tally.add_pair(first + game.a_points);
@@ -143,38 +159,50 @@ fn clocked(base: &Limits, overhead: Duration, own: &Clock, other: Option<&Clock>
 /// Plays one game between two contestants from `opening`; a player that fails to produce a
 /// legal move forfeits, and the game records why; a player on a clock that overruns it (by more
 /// than `time_margin`) loses on time. The score of each move's last `info` line feeds the
-/// adjudication, when it is on.
+/// adjudication, when it is on. Nature's moves follow the opening's deal.
 #[allow(clippy::too_many_arguments)]
-pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening: &[Move], a_red: bool, pair: usize, adjudication: &Adjudication, time_margin: Duration) -> PlayedGame {
+pub fn play_game<G: MatchGame>(
+    a: &mut Contestant<G>,
+    b: &mut Contestant<G>,
+    rules: &G::Rules,
+    opening: &Opening<G>,
+    a_red: bool,
+    pair: usize,
+    adjudication: &Adjudication,
+    time_margin: Duration,
+) -> PlayedGame<G> {
     let mut g = start_game(rules, opening);
+    let mut moves = opening.moves.clone();
     a.player.new_game();
     b.player.new_game();
-    let a_side = if a_red { Side::Red } else { Side::Blue };
+    let a_seat = if a_red { Seat::First } else { Seat::Second };
     let mut forfeit = None;
     let mut judge = Adjudicator::new(*adjudication);
     // A's clock and B's.
     let mut clocks = [a.tc.map(Clock::new), b.tc.map(Clock::new)];
     let outcome = loop {
+        resolve_chance(&mut g, &opening.deal, &mut moves);
         if let Turn::Over(o) = g.turn() {
             break o;
         }
-        let mover = g.side_to_move();
-        let i = usize::from(mover != a_side);
+        let mover = g.mover();
+        let i = usize::from(mover != a_seat);
         let c = if i == 0 { &mut *a } else { &mut *b };
-        let limits = clocks[i].as_ref().map(|own| clocked(&c.limits, c.overhead, own, clocks[1 - i].as_ref(), mover == Side::Red, time_margin));
+        let limits = clocks[i].as_ref().map(|own| clocked(&c.limits, c.overhead, own, clocks[1 - i].as_ref(), mover == Seat::First, time_margin));
         let mut score = None;
         let started = Instant::now();
         let choice = c.player.choose(&g, limits.as_ref().unwrap_or(&c.limits), &mut |line| score = info_score(line).or(score));
         if let Some(clock) = &mut clocks[i] {
             if !clock.charge(started.elapsed(), time_margin) {
-                break Outcome::win(mover.flip().player(), Reason::Time);
+                break Outcome::win(mover.other(), Reason::Time);
             }
         }
         let cause = match choice {
             Some(m) if g.is_legal(m) => {
-                g.play_move_unchecked(m);
+                g.play_unchecked(m);
+                moves.push(m);
                 if !matches!(g.turn(), Turn::Over(_)) {
-                    if let Some(o) = judge.note(g.position().ply(), mover.player(), score) {
+                    if let Some(o) = judge.note(g.ply(), mover, score) {
                         break o;
                     }
                 }
@@ -183,10 +211,10 @@ pub fn play_game(a: &mut Contestant, b: &mut Contestant, rules: &Rules, opening:
             Some(m) => format!("illegal move {m}"),
             None => c.player.failure().map_or_else(|| "no move".to_string(), |f| f.to_string()),
         };
-        forfeit = Some(Forfeit { by_a: mover == a_side, cause });
-        break Outcome::win(mover.flip().player(), Reason::Forfeit);
+        forfeit = Some(Forfeit { by_a: mover == a_seat, cause });
+        break Outcome::win(mover.other(), Reason::Forfeit);
     };
-    PlayedGame { forfeit, ..PlayedGame::from_game(pair, a_red, opening.len(), &g, outcome) }
+    PlayedGame { forfeit, ..PlayedGame::new(pair, a_red, opening.len(), moves, outcome) }
 }
 
 /// Why a match stopped before its end.
@@ -208,7 +236,7 @@ struct ForfeitWatch {
 
 impl ForfeitWatch {
     /// Notes a finished game; an error when a player reached the limit.
-    fn note(&self, g: &PlayedGame, names: [&str; 2]) -> Result<(), MatchError> {
+    fn note<G: MatchGame>(&self, g: &PlayedGame<G>, names: [&str; 2]) -> Result<(), MatchError> {
         for (i, by_a) in [(0, true), (1, false)] {
             match &g.forfeit {
                 Some(f) if f.by_a == by_a => {
@@ -230,21 +258,21 @@ impl ForfeitWatch {
 }
 
 /// Plays the match. `on_game` sees every finished game with the tally so far.
-pub fn run_match(
-    a: &PlayerFactory,
-    b: &PlayerFactory,
-    s: &MatchSettings,
-    mut on_game: impl FnMut(&PlayedGame, &Tally, Option<f64>),
-) -> Result<MatchOutcome, MatchError> {
+pub fn run_match<G: MatchGame>(
+    a: &dyn Contestants<G>,
+    b: &dyn Contestants<G>,
+    s: &MatchSettings<G>,
+    mut on_game: impl FnMut(&PlayedGame<G>, &Tally, Option<f64>),
+) -> Result<MatchOutcome<G>, MatchError> {
     let pairs = s.games.div_ceil(2).max(1) as usize;
-    let openings = random_openings(&s.rules, s.opening_plies, pairs, s.seed);
+    let openings = random_openings::<G>(&s.rules, s.opening_plies, pairs, s.seed);
     if openings.is_empty() {
         return Err(MatchError::NoOpening);
     }
     let jobs: Vec<(usize, bool)> = (0..pairs).flat_map(|p| [(p, true), (p, false)]).collect();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<Result<PlayedGame, MatchError>>();
+    let (tx, rx) = mpsc::channel::<Result<PlayedGame<G>, MatchError>>();
     let workers = s.concurrency.max(1).min(jobs.len());
     let mut out = MatchOutcome { openings: openings.len(), ..MatchOutcome::default() };
     let mut book = PairBook::default();
@@ -271,7 +299,7 @@ pub fn run_match(
                     let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair, &s.adjudication, s.time_margin);
                     let verdict = watch.note(&g, names);
                     // A player that failed is started anew for the next game.
-                    let restart = |factory: &PlayerFactory, c: &mut Contestant, salt: u64| -> Result<(), MatchError> {
+                    let restart = |factory: &dyn Contestants<G>, c: &mut Contestant<G>, salt: u64| -> Result<(), MatchError> {
                         if c.player.failure().is_some() {
                             *c = factory.make(seed ^ salt ^ (i as u64) << 1)?;
                         }
@@ -316,6 +344,8 @@ pub fn run_match(
 mod tests {
     use super::*;
     use crate::arena::clock::TimeControl;
+    use crate::game::Game;
+    use crate::jungle::{Move, Rules, Side};
     use crate::player::{Player, RandomPlayer};
 
     /// Sleeps, then plays the first legal move, and remembers the limits it was given.
@@ -346,7 +376,7 @@ mod tests {
         // Three 40 ms moves fit in 0.1 s + 0.01 s a move; the fourth does not.
         let mut slow = contestant(Box::new(Sleeper { nap: Duration::from_millis(40), seen: seen.clone() }), "0.1+0.01");
         let mut fast = contestant(Box::new(RandomPlayer::new(1)), "0/60");
-        let g = play_game(&mut slow, &mut fast, &Rules::default(), &[], true, 0, &Adjudication::default(), Duration::from_millis(5));
+        let g = play_game(&mut slow, &mut fast, &Rules::default(), &Opening { deal: (), moves: vec![] }, true, 0, &Adjudication::default(), Duration::from_millis(5));
         assert_eq!(g.outcome, Outcome::win(Side::Blue.player(), Reason::Time));
         assert_eq!(g.a_points, 0.0);
         assert!(g.forfeit.is_none());
@@ -363,7 +393,7 @@ mod tests {
         assert!(seen.iter().all(|l| l.clock.is_some()));
         // The same player without a clock plays on to the end.
         let mut untimed = Contestant { player: Box::new(Sleeper { nap: Duration::ZERO, seen: Default::default() }), limits: Limits::default(), tc: None, overhead: Duration::ZERO };
-        let g = play_game(&mut untimed, &mut fast, &Rules { max_plies: 30, ..Rules::default() }, &[], false, 0, &Adjudication::default(), Duration::ZERO);
+        let g = play_game(&mut untimed, &mut fast, &Rules { max_plies: 30, ..Rules::default() }, &Opening { deal: (), moves: vec![] }, false, 0, &Adjudication::default(), Duration::ZERO);
         assert_ne!(g.outcome.reason, Reason::Time);
     }
 

@@ -5,6 +5,8 @@
 //! - `random`
 //! - `external:cmd="PROGRAM ARGS",movetime=MS` (or `depth=N`, `nodes=N`): any program that
 //!   speaks the UCI-style protocol
+//! - `expectiminimax:depth=N` (or `movetime=MS`, `nodes=N`): the flip game's engine (see
+//!   [`super::flip_players`]; the flip game takes `mcts` and `random` too)
 //!
 //! Every kind also takes `tc=MOVES/SECONDS+INC` (e.g. `tc=0/10+0.1`): a game clock that the
 //! player manages itself and loses the game by running out of (see [`super::clock`]). With a
@@ -33,13 +35,18 @@ pub enum PlayerSpec {
     Mcts { model: PathBuf, sims: u32, movetime: Option<u64>, c_puct: Option<f32>, tc: Option<TimeControl> },
     Random { tc: Option<TimeControl> },
     External { cmd: String, depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
+    Expectiminimax { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
 }
 
 impl PlayerSpec {
     /// The player's game clock, if it plays on one.
     pub fn time_control(&self) -> Option<TimeControl> {
         match self {
-            PlayerSpec::AlphaBeta { tc, .. } | PlayerSpec::Mcts { tc, .. } | PlayerSpec::Random { tc } | PlayerSpec::External { tc, .. } => *tc,
+            PlayerSpec::AlphaBeta { tc, .. }
+            | PlayerSpec::Mcts { tc, .. }
+            | PlayerSpec::Random { tc }
+            | PlayerSpec::External { tc, .. }
+            | PlayerSpec::Expectiminimax { tc, .. } => *tc,
         }
     }
 }
@@ -57,17 +64,17 @@ pub enum SpecError {
     NotANumber { kind: String, key: String, value: String },
     #[error("unknown {kind} option '{key}' (known: {known})")]
     UnknownOption { kind: String, key: String, known: &'static str },
-    #[error("alphabeta needs depth=N, movetime=MS, nodes=N or tc=MOVES/SECONDS+INC")]
-    NoLimit,
-    #[error("alphabeta depth must be at least 1")]
-    ZeroDepth,
+    #[error("{0} needs depth=N, movetime=MS, nodes=N or tc=MOVES/SECONDS+INC")]
+    NoLimit(&'static str),
+    #[error("{0} depth must be at least 1")]
+    ZeroDepth(&'static str),
     #[error("alphabeta threads must be from 1 to 512, not {0}")]
     Threads(usize),
     #[error("mcts needs model=PATH")]
     NoModel,
     #[error("external needs cmd=\"PROGRAM ARGS\"")]
     NoCommand,
-    #[error("unknown player kind '{0}' (alphabeta, mcts, random, external)")]
+    #[error("unknown player kind '{0}' (alphabeta, mcts, random, external, expectiminimax)")]
     UnknownKind(String),
     #[error(transparent)]
     TimeControl(#[from] TimeControlError),
@@ -82,6 +89,8 @@ pub enum PlayerError {
     External(#[from] ExternalError),
     #[error("an mcts player needs its network loaded first")]
     NoNetwork,
+    #[error("{spec} does not play the {game} game")]
+    WrongGame { spec: String, game: &'static str },
 }
 
 /// Splits `k=v,k="v, with commas",...`.
@@ -156,10 +165,10 @@ impl FromStr for PlayerSpec {
                     }
                 }
                 if depth.is_none() && movetime.is_none() && nodes.is_none() && tc.is_none() {
-                    return Err(SpecError::NoLimit);
+                    return Err(SpecError::NoLimit("alphabeta"));
                 }
                 if depth == Some(0) {
-                    return Err(SpecError::ZeroDepth);
+                    return Err(SpecError::ZeroDepth("alphabeta"));
                 }
                 if !(1..=512).contains(&threads) {
                     return Err(SpecError::Threads(threads));
@@ -200,6 +209,24 @@ impl FromStr for PlayerSpec {
                 let cmd = cmd.filter(|c| !c.trim().is_empty()).ok_or(SpecError::NoCommand)?;
                 Ok(PlayerSpec::External { cmd, depth, movetime, nodes, tc })
             }
+            "expectiminimax" => {
+                let (mut depth, mut movetime, mut nodes) = (None, None, None);
+                for (k, v) in &opts {
+                    match k.as_str() {
+                        "depth" => depth = Some(num(kind, k, v)?),
+                        "movetime" => movetime = Some(num(kind, k, v)?),
+                        "nodes" => nodes = Some(num(kind, k, v)?),
+                        other => return Err(unknown(other, "depth, movetime, nodes, tc")),
+                    }
+                }
+                if depth.is_none() && movetime.is_none() && nodes.is_none() && tc.is_none() {
+                    return Err(SpecError::NoLimit("expectiminimax"));
+                }
+                if depth == Some(0) {
+                    return Err(SpecError::ZeroDepth("expectiminimax"));
+                }
+                Ok(PlayerSpec::Expectiminimax { depth, movetime, nodes, tc })
+            }
             other => Err(SpecError::UnknownKind(other.into())),
         }
     }
@@ -232,6 +259,16 @@ impl fmt::Display for PlayerSpec {
                 Some(tc) => write!(f, "random:{tc}"),
                 None => f.write_str("random"),
             },
+            PlayerSpec::Expectiminimax { depth, movetime, nodes, .. } => write!(
+                f,
+                "expectiminimax:{}",
+                join(vec![
+                    opt("depth", depth.map(|d| d.to_string())),
+                    opt("movetime", movetime.map(|d| d.to_string())),
+                    opt("nodes", nodes.map(|d| d.to_string())),
+                    tc
+                ])
+            ),
             PlayerSpec::External { cmd, depth, movetime, nodes, .. } => write!(
                 f,
                 "external:{}",
@@ -248,8 +285,8 @@ impl fmt::Display for PlayerSpec {
 }
 
 /// A player and the limits it searches with.
-pub struct Contestant {
-    pub player: Box<dyn Player<JungleGame>>,
+pub struct Contestant<G: crate::game::Game = JungleGame> {
+    pub player: Box<dyn Player<G>>,
     pub limits: Limits,
     /// The game clock it plays on, if any.
     pub tc: Option<TimeControl>,
@@ -278,6 +315,9 @@ pub struct PlayerFactory {
 
 impl PlayerFactory {
     pub fn new(spec: PlayerSpec, config: &PlayerSettings) -> Result<PlayerFactory, PlayerError> {
+        if matches!(spec, PlayerSpec::Expectiminimax { .. }) {
+            return Err(PlayerError::WrongGame { spec: spec.to_string(), game: "jungle" });
+        }
         let net = match &spec {
             PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, &config.hardware, JungleGame::SHAPE)?)),
             _ => None,
@@ -305,6 +345,10 @@ impl PlayerFactory {
     }
 
     pub fn make(&self, seed: u64) -> Result<Contestant, PlayerError> {
+        self.build(seed)
+    }
+
+    fn build(&self, seed: u64) -> Result<Contestant, PlayerError> {
         let ms = |t: Option<u64>| t.map(Duration::from_millis);
         let (player, limits): (Box<dyn Player<JungleGame>>, Limits) = match &self.spec {
             PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, .. } => {
@@ -325,8 +369,25 @@ impl PlayerFactory {
             PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {
                 (Box::new(ExternalPlayer::spawn(cmd)?), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
+            PlayerSpec::Expectiminimax { .. } => return Err(PlayerError::WrongGame { spec: self.spec.to_string(), game: "jungle" }),
         };
         Ok(Contestant { player, limits, tc: self.spec.time_control(), overhead: Duration::from_millis(self.search.move_overhead_ms) })
+    }
+}
+
+/// What a match builds its players from: one contestant per worker, named for reports.
+pub trait Contestants<G: crate::game::Game>: Sync {
+    fn name(&self) -> String;
+    fn make(&self, seed: u64) -> Result<Contestant<G>, PlayerError>;
+}
+
+impl Contestants<JungleGame> for PlayerFactory {
+    fn name(&self) -> String {
+        PlayerFactory::name(self)
+    }
+
+    fn make(&self, seed: u64) -> Result<Contestant, PlayerError> {
+        self.build(seed)
     }
 }
 

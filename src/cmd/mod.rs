@@ -31,6 +31,19 @@ pub fn game_from_args(args: &PositionArgs, base: Rules) -> anyhow::Result<Jungle
     Ok(JungleGame::new(pos, rules))
 }
 
+/// The flip-game position described by `--fen` (its position string; the big game's start FEN,
+/// the default, means the flip game's start) and `--rules` (over `base`).
+pub fn flip_game_from_args(args: &PositionArgs, base: junglezero::flip::FlipRules) -> anyhow::Result<junglezero::flip::FlipGame> {
+    let mut rules = base;
+    if let Some(spec) = &args.rules {
+        junglezero::switches::Switches::apply_overrides(&mut rules, spec).context("bad --rules for the flip game")?;
+    }
+    if args.fen == junglezero::jungle::START_FEN {
+        return Ok(junglezero::flip::FlipGame::start(rules));
+    }
+    junglezero::flip::parse_position(&args.fen, rules).with_context(|| format!("bad --fen '{}'", args.fen))
+}
+
 /// The config from defaults, `--config` and `--set`, with the device name checked against
 /// the backends compiled in (the network module's check, kept out of `Config::validate`).
 pub fn load_config(args: &ConfigArgs) -> anyhow::Result<Config> {

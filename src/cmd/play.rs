@@ -2,17 +2,26 @@
 
 use std::io::{BufRead, Write};
 
-use junglezero::arena::spec::{PlayerFactory, PlayerSettings, PlayerSpec};
-use junglezero::game::{Game, Turn};
+use junglezero::arena::flip_players::FlipFactory;
+use junglezero::arena::spec::{Contestants, PlayerFactory, PlayerSettings, PlayerSpec};
+use junglezero::config::Config;
+use junglezero::flip::{FlipGame, diagram as flip_diagram, parse_position, play_text as flip_play_text};
+use junglezero::game::{Game, Seat, Turn};
+use junglezero::games::GameName;
 use junglezero::jungle::{JungleGame, Side, describe_outcome, diagram};
 use junglezero::player::{Limits, Player};
+use rand::{RngExt, SeedableRng};
 
 use crate::cli::{Colour, EngineKind, PlayArgs};
 
 const HELP: &str = "type a move like a3a4, or: undo, hint, moves, help, quit";
+const FLIP_HELP: &str = "type a move like f:b3 (flip), b3b4 or b3xb4, or: undo, hint, moves, help, quit";
 
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
+    if args.game.unwrap_or(config.game) == GameName::Flip {
+        return play_flip(&args, &config);
+    }
     let mut game = super::game_from_args(&args.position, config.rules)?;
     let spec = match (args.engine, &args.model) {
         (EngineKind::Mcts, Some(path)) => PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, tc: None },
@@ -88,4 +97,113 @@ fn undo_to_human(game: &mut JungleGame, human: Side) -> bool {
     }
     while game.side_to_move() != human && game.undo() {}
     true
+}
+
+/// The flip game in the terminal: the human has the first seat (`--human red`) or the second
+/// (`--human blue`); colours are decided by the first flip, and nature's draws are random.
+fn play_flip(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
+    let mut rules = config.flip_rules;
+    if let Some(spec) = &args.position.rules {
+        rules = spec.parse().map_err(|e| anyhow::anyhow!("bad --rules for the flip game: {e}"))?;
+    }
+    let mut game = if args.position.fen == junglezero::jungle::START_FEN {
+        FlipGame::start(rules)
+    } else {
+        parse_position(&args.position.fen, rules).map_err(|e| anyhow::anyhow!("bad --fen: {e}"))?
+    };
+    let spec = match (args.engine, &args.model) {
+        (EngineKind::Mcts, Some(path)) => PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, tc: None },
+        _ => PlayerSpec::Expectiminimax { depth: None, movetime: None, nodes: None, tc: None },
+    };
+    let mut engine = FlipFactory::new(spec, &config.mcts, &config.hardware)?.make(0)?.player;
+    let human = match args.human {
+        Colour::Red => Seat::First,
+        Colour::Blue => Seat::Second,
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(super::clock_seed());
+    let limits = Limits::movetime(args.movetime);
+    let mut history: Vec<FlipGame> = Vec::new();
+    let mut input = std::io::stdin().lock();
+    let mut out = std::io::stdout().lock();
+    let who = if human == Seat::First { "first" } else { "second" };
+    writeln!(out, "You are the {who} player. {FLIP_HELP}.")?;
+    let mut outcomes = Vec::new();
+    loop {
+        // Nature's draw after a flip.
+        if matches!(game.turn(), Turn::Chance) {
+            game.chance_outcomes(&mut outcomes);
+            let mut r: f32 = rng.random();
+            let mut pick = outcomes[outcomes.len() - 1].0;
+            for &(m, p) in &outcomes {
+                if r < p {
+                    pick = m;
+                    break;
+                }
+                r -= p;
+            }
+            game.play(pick)?;
+            writeln!(out, "the flip reveals {pick}")?;
+            continue;
+        }
+        write!(out, "{}", flip_diagram(&game))?;
+        if let Turn::Over(o) = game.turn() {
+            let text = match o.winner {
+                Some(s) if s == human => format!("you win ({})", o.reason),
+                Some(_) => format!("junglezero wins ({})", o.reason),
+                None => format!("draw ({})", o.reason),
+            };
+            writeln!(out, "Game over: {text}.")?;
+            return Ok(());
+        }
+        if game.to_move() != human {
+            let Some(mv) = engine.choose(&game, &limits, &mut |_| {}) else { return Ok(()) };
+            history.push(game.clone());
+            game.play(mv)?;
+            writeln!(out, "junglezero plays {mv}")?;
+            continue;
+        }
+        write!(out, "your move> ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(());
+        }
+        match line.trim() {
+            "" => {}
+            "quit" | "exit" => return Ok(()),
+            "help" => writeln!(out, "{FLIP_HELP}")?,
+            "moves" => {
+                let mut moves: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
+                moves.sort();
+                writeln!(out, "legal moves: {}", moves.join(" "))?;
+            }
+            "hint" => {
+                if let Some(mv) = engine.choose(&game, &Limits::movetime((args.movetime / 2).max(50)), &mut |_| {}) {
+                    writeln!(out, "hint: {mv}")?;
+                }
+            }
+            "undo" => {
+                // Back to the human's last decision (past the engine's reply and nature's draws).
+                let mut undone = false;
+                while let Some(prev) = history.pop() {
+                    game = prev;
+                    undone = true;
+                    if game.to_move() == human && matches!(game.turn(), Turn::Player(_)) {
+                        break;
+                    }
+                }
+                if !undone {
+                    writeln!(out, "nothing to undo")?;
+                }
+            }
+            text => {
+                let before = game.clone();
+                match flip_play_text(&mut game, text) {
+                    Ok(_) => history.push(before),
+                    Err(e) => writeln!(out, "{e}")?,
+                }
+            }
+        }
+    }
 }

@@ -11,6 +11,9 @@ use crate::cli::SearchArgs;
 
 pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
+    if args.game.unwrap_or(config.game) == junglezero::games::GameName::Flip {
+        return run_flip(&args, &config);
+    }
     let game = super::game_from_args(&args.position, config.rules)?;
     let mut engine = Engine::new(&config.search, Eval::new(&config.eval, *game.rules()));
     let limits = Limits {
@@ -36,5 +39,35 @@ pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     }
     let best = result.best.map_or_else(|| "(none)".to_string(), |m| m.to_string());
     writeln!(out, "bestmove {best}")?;
+    Ok(())
+}
+
+/// The flip game's expectiminimax from the position: its info line, then the best move.
+fn run_flip(args: &SearchArgs, config: &junglezero::config::Config) -> anyhow::Result<()> {
+    use junglezero::player::Player;
+    let game = super::flip_game_from_args(&args.position, config.flip_rules)?;
+    let limits = Limits {
+        depth: args.depth,
+        nodes: args.nodes,
+        movetime: Some(Duration::from_millis(args.movetime.unwrap_or(2000))).filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
+        ..Limits::default()
+    };
+    let mut out = std::io::stdout().lock();
+    match game.turn() {
+        Turn::Over(o) => {
+            writeln!(out, "info string game over: {} ({})", o.winner.map_or("draw".to_string(), |w| format!("{w:?} seat wins")), o.reason)?;
+            writeln!(out, "bestmove (none)")?;
+            return Ok(());
+        }
+        Turn::Chance => anyhow::bail!("the position waits for a flip's outcome; give the position after it"),
+        Turn::Player(_) => {}
+    }
+    let mut engine = junglezero::alphabeta::flip::FlipEngine::new();
+    let mut lines = Vec::new();
+    let best = engine.choose(&game, &limits, &mut |l| lines.push(l.to_string()));
+    for l in lines {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(out, "bestmove {}", best.map_or_else(|| "(none)".to_string(), |m| m.to_string()))?;
     Ok(())
 }

@@ -6,10 +6,12 @@ use std::sync::atomic::AtomicBool;
 
 use indicatif::ProgressBar;
 use junglezero::config::Config;
-use junglezero::store::run::RunDir;
+use junglezero::flip::FlipGame;
+use junglezero::games::GameName;
 use junglezero::jungle::JungleGame;
-use junglezero::pipeline::{Pipeline, gate_run};
+use junglezero::pipeline::{Pipeline, RunGame};
 use junglezero::selfplay::stage::play_into_run;
+use junglezero::store::run::RunDir;
 
 use super::progress::bar;
 use crate::cli::{RunArgs, TrainArgs};
@@ -85,11 +87,19 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let run_path = args.run.clone().unwrap_or_else(|| default_run_path(args.config.config.as_deref()));
     let config = run_config(&run_path, args.config.config.as_deref(), &args.config.set)?;
     let _lock = RunDir::new(&run_path).lock_trainer()?;
-    let mut pipeline = Pipeline::<JungleGame>::open(RunDir::new(&run_path), config)?;
+    match config.game {
+        GameName::Jungle => train_game::<JungleGame>(&run_path, config),
+        GameName::Flip => train_game::<FlipGame>(&run_path, config),
+    }
+}
+
+fn train_game<G: RunGame>(run_path: &Path, config: Config) -> anyhow::Result<()> {
+    let mut pipeline = Pipeline::<G>::open(RunDir::new(run_path), config)?;
     let c = &pipeline.config;
     tracing::info!(
-        "training {} in {}: {} games per generation, {} net on {}, {} self-play workers x {} games in flight",
+        "training {} ({}) in {}: {} games per generation, {} net on {}, {} self-play workers x {} games in flight",
         pipeline.run.name(),
+        G::SHAPE.game,
         run_path.display(),
         c.train.games_per_iteration,
         c.model.describe(),
@@ -125,7 +135,14 @@ pub fn learn(args: RunArgs) -> anyhow::Result<()> {
     let run = existing_run(&args.run)?;
     let config = run_config(&args.run, None, &args.set)?;
     let _lock = run.lock_trainer()?;
-    let mut pipeline = Pipeline::<JungleGame>::open(run, config)?;
+    match config.game {
+        GameName::Jungle => learn_game::<JungleGame>(run, config),
+        GameName::Flip => learn_game::<FlipGame>(run, config),
+    }
+}
+
+fn learn_game<G: RunGame>(run: RunDir, config: Config) -> anyhow::Result<()> {
+    let mut pipeline = Pipeline::<G>::open(run, config)?;
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
     let out = pipeline.learn(&mut |s, d, t, m| bars.update(s, d, t, m), &stop);
@@ -142,7 +159,10 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
     let config = run_config(&args.run, None, &args.set)?;
     let _lock = run.lock_trainer()?;
     let waiting = run.candidates().len();
-    gate_run(&run, &config)?;
+    match config.game {
+        GameName::Jungle => JungleGame::gate(&run, &config)?,
+        GameName::Flip => FlipGame::gate(&run, &config)?,
+    }
     let best = run.best().map_or_else(|| "none".into(), |(g, _)| format!("gen-{g:04}"));
     println!("gate: {waiting} candidate(s) gated; best is {best}");
     Ok(())
@@ -152,12 +172,19 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
 pub fn selfplay_for_run(path: &Path, games: u64, set: &[String]) -> anyhow::Result<()> {
     let run = existing_run(path)?;
     let config = run_config(path, None, set)?;
+    match config.game {
+        GameName::Jungle => selfplay_game::<JungleGame>(path, run, &config, games),
+        GameName::Flip => selfplay_game::<FlipGame>(path, run, &config, games),
+    }
+}
+
+fn selfplay_game<G: RunGame>(path: &Path, run: RunDir, config: &Config, games: u64) -> anyhow::Result<()> {
     let (g, model) = run.best().ok_or_else(|| anyhow::anyhow!("{}: no model in models/", path.display()))?;
-    let evaluator = junglezero::nn::burn_eval::NetEvaluator::load(&model, &config.hardware, junglezero::jungle::encode::SHAPE)?;
+    let evaluator = junglezero::nn::burn_eval::NetEvaluator::load(&model, &config.hardware, G::SHAPE)?;
     tracing::info!("self-play for run {} with gen-{g:04}: {games} games", path.display());
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
-    let stage = config.selfplay_stage();
+    let stage = G::stage(config);
     let s = play_into_run(&run, &stage, &evaluator, evaluator.id(), g, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
     bars.finish();
     let s = s?;

@@ -263,6 +263,43 @@ fn why_illegal(g: &FlipGame, mv: FlipMove) -> String {
     }
 }
 
+/// The board for a terminal: ranks 4 down to 1, `?` for a face-down piece, `.` for an empty
+/// square, then who owns which colour, whose turn it is and the face-down pool.
+pub fn diagram(g: &FlipGame) -> String {
+    let mut out = String::new();
+    for r in (0..RANKS).rev() {
+        out.push_str(&format!("  {} ", r + 1));
+        for f in 0..FILES {
+            out.push(' ');
+            out.push(match g.cell(Square::new(f, r)) {
+                Cell::Empty => '.',
+                Cell::Hidden => '?',
+                Cell::Up(p) => p.letter(),
+            });
+        }
+        out.push('\n');
+    }
+    out.push_str("     a b c d\n");
+    let seat = |s: Seat| if s == Seat::First { "first" } else { "second" };
+    match g.colour_of(Seat::First) {
+        Some(c) => out.push_str(&format!("  the first player has {c} (upper case is Red), the second {}\n", c.flip())),
+        None => out.push_str("  colours undecided: the first flip gives its piece's colour to the player who flips\n"),
+    }
+    let mut pool = String::new();
+    for (i, &n) in g.hidden().iter().enumerate() {
+        for _ in 0..n {
+            pool.push(Piece::from_index(i).letter());
+        }
+    }
+    out.push_str(&format!(
+        "  face down: {}; {} player to move; {} plies without a flip or capture\n",
+        if pool.is_empty() { "none".to_string() } else { pool },
+        seat(g.to_move()),
+        g.quiet()
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,12 +13,9 @@ use serde_json::json;
 
 use super::burn_eval::NetEvaluator;
 use super::modelfile::ModelMeta;
-use crate::game::{Encode, Game};
-use crate::jungle::encode::{ACTIONS, INPUT_SIZE, PLANES, encode};
+use crate::flip::{FlipGame, FlipRules};
+use crate::game::{Encode, Game, Turn};
 use crate::jungle::{JungleGame, Rules};
-
-const ROWS: usize = JungleGame::SHAPE.rows;
-const COLS: usize = JungleGame::SHAPE.cols;
 use crate::store::{self, StoreError};
 
 /// Version of the exported description (`FILE.json`).
@@ -77,8 +74,122 @@ fn write_err(path: &Path, e: impl std::fmt::Display) -> ExportError {
     ExportError::Write { path: path.display().to_string(), message: e.to_string() }
 }
 
-/// Writes the export of `eval` (described by `meta`) to `out`. Returns the three paths.
-pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ExportError> {
+/// 32 flip-game positions from seeded random games (nature's draws sampled too), the first
+/// the all-face-down start, all with a player to move.
+pub fn flip_sample_positions(rules: &FlipRules, seed: u64) -> Vec<FlipGame> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = vec![FlipGame::start(*rules)];
+    let mut outcomes = Vec::new();
+    while out.len() < SAMPLES {
+        let mut g = FlipGame::start(*rules);
+        let plies = rng.random_range(1..60);
+        for _ in 0..plies {
+            match g.turn() {
+                Turn::Over(_) => break,
+                Turn::Chance => {
+                    g.chance_outcomes(&mut outcomes);
+                    g.play_unchecked(outcomes[rng.random_range(0..outcomes.len())].0);
+                }
+                Turn::Player(_) => {
+                    let moves = g.legal_moves();
+                    g.play_unchecked(moves[rng.random_range(0..moves.len())]);
+                }
+            }
+        }
+        if matches!(g.turn(), Turn::Player(_)) {
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// What an export says about one game: sample positions (encoded) and how its planes and
+/// actions are laid out.
+pub struct GameExport {
+    pub shape: crate::game::Shape,
+    /// `SAMPLES` encodings.
+    pub inputs: Vec<f32>,
+    /// The sample positions as text (FEN, or the flip game's position string).
+    pub positions: Vec<String>,
+    pub rules: String,
+    pub input: serde_json::Value,
+    pub policy: serde_json::Value,
+}
+
+/// Jungle's part of an export.
+pub fn jungle_export(rules: &Rules) -> GameExport {
+    let games = sample_positions(rules, 2026);
+    let shape = JungleGame::SHAPE;
+    let mut inputs = vec![0.0f32; SAMPLES * shape.input_size()];
+    for (i, g) in games.iter().enumerate() {
+        g.encode(&mut inputs[i * shape.input_size()..(i + 1) * shape.input_size()]);
+    }
+    GameExport {
+        shape,
+        inputs,
+        positions: games.iter().map(|g| g.fen()).collect(),
+        rules: rules.to_string(),
+        input: json!({
+            "shape": [shape.planes, shape.rows, shape.cols],
+            "layout": "NCHW float32; row 0 is the side to move's home rank, column 0 its left; the board is turned 180 degrees when Blue is to move",
+            "planes": [
+                "0-7: own Rat, Cat, Dog, Wolf, Leopard, Tiger, Lion, Elephant",
+                "8-15: opponent's pieces in the same order",
+                "16: water", "17: own traps", "18: enemy traps", "19: own den", "20: enemy den",
+                "21: 1 if the position occurred before",
+                "22: plies since the last capture / no_capture_plies (0 if off)",
+                "23: plies played / max_plies (0 if no cap)",
+                "24: dog_over_wolf", "25: rat_captures_across_shore", "26: elephant_takes_trapped_rat",
+                "27: repetition = draw", "28: repetition = off",
+            ],
+        }),
+        policy: json!({
+            "size": shape.actions(),
+            "encoding": "index = direction * 63 + square, both in the mover's frame; square = row * 7 + column; directions 0 up (towards the enemy den), 1 right, 2 down, 3 left; a Lion or Tiger river jump is the action of its direction",
+            "output": "logits (softmax over the legal moves)",
+        }),
+    }
+}
+
+/// The flip game's part of an export.
+pub fn flip_export(rules: &FlipRules) -> GameExport {
+    let games = flip_sample_positions(rules, 2026);
+    let shape = FlipGame::SHAPE;
+    let mut inputs = vec![0.0f32; SAMPLES * shape.input_size()];
+    for (i, g) in games.iter().enumerate() {
+        g.encode(&mut inputs[i * shape.input_size()..(i + 1) * shape.input_size()]);
+    }
+    GameExport {
+        shape,
+        inputs,
+        positions: games.iter().map(crate::flip::position).collect(),
+        rules: rules.to_string(),
+        input: json!({
+            "shape": [shape.planes, shape.rows, shape.cols],
+            "layout": "NCHW float32; row 0 is rank 1 (Red's side), column 0 file a; the board is not turned. 'Mine' is the colour the player to move owns (Red before the first flip decides colours)",
+            "planes": [
+                "0-7: my face-up Rat, Cat, Dog, Wolf, Leopard, Tiger, Lion, Elephant",
+                "8-15: the opponent's face-up pieces in the same order",
+                "16: face-down squares", "17: face-down squares known to hold my colour (own_half)", "18: those known to hold the opponent's",
+                "19-26: 1 over the whole plane while my animal of that kind is still face down",
+                "27-34: the same for the opponent's animals",
+                "35: colours decided", "36: plies since the last flip or capture / no_progress_plies (0 if off)",
+                "37: dog_over_wolf", "38: no_move_loses",
+            ],
+        }),
+        policy: json!({
+            "size": shape.actions(),
+            "encoding": "index = plane * 16 + square; square = (rank - 1) * 4 + file; plane 0 flips the square, planes 1-4 step from it up (towards rank 4), right, down, left; a pass (when it is the only move) is action 0",
+            "output": "logits (softmax over the legal moves)",
+        }),
+    }
+}
+
+/// Writes the export of `eval` (described by `meta`) to `out`, with `game`'s sample positions
+/// and layout. Returns the three paths.
+pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ExportError> {
+    let shape = game.shape;
+    let (planes, rows, cols, actions) = (shape.planes, shape.rows, shape.cols, shape.actions());
     let (st_path, json_path, npz_path) = export_paths(out)?;
     if let Some(dir) = st_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| write_err(dir, e))?;
@@ -95,18 +206,14 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
     std::fs::rename(&tmp, &st_path).map_err(|e| write_err(&st_path, e))?;
 
     // Samples: inputs and this network's outputs.
-    let games = sample_positions(rules, 2026);
-    let mut inputs = vec![0.0f32; SAMPLES * INPUT_SIZE];
-    for (i, g) in games.iter().enumerate() {
-        encode(g, &mut inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
-    }
+    let inputs = game.inputs.clone();
     let out = eval.forward(&inputs, SAMPLES);
     let (policy, wdl) = (out.policy, out.wdl);
     let value: Vec<f32> = wdl.chunks(3).map(|w| w[0] - w[2]).collect();
     let has_moves_left = !out.moves_left.is_empty();
     let moves_left_arr = Array1::from_vec(out.moves_left);
-    let inputs_arr = Array4::from_shape_vec((SAMPLES, PLANES, ROWS, COLS), inputs).map_err(|e| write_err(&npz_path, e))?;
-    let policy_arr = Array2::from_shape_vec((SAMPLES, ACTIONS), policy).map_err(|e| write_err(&npz_path, e))?;
+    let inputs_arr = Array4::from_shape_vec((SAMPLES, planes, rows, cols), inputs).map_err(|e| write_err(&npz_path, e))?;
+    let policy_arr = Array2::from_shape_vec((SAMPLES, actions), policy).map_err(|e| write_err(&npz_path, e))?;
     let wdl_arr = Array2::from_shape_vec((SAMPLES, 3), wdl).map_err(|e| write_err(&npz_path, e))?;
     let value_arr = Array1::from_vec(value);
     let mut bytes = Vec::new();
@@ -124,14 +231,14 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
     store::write_atomic(&npz_path, &bytes)?;
 
     // Description.
-    let fens: Vec<String> = games.iter().map(|g| g.fen()).collect();
     let m = &meta.model;
     let description = json!({
         "format": "junglezero-export",
         "format_version": EXPORT_FORMAT_VERSION,
+        "game": shape.game,
         "model": {
             "id": meta.id, "generation": meta.generation, "train_steps": meta.train_steps,
-            "architecture": "residual tower; policy head 1x1 conv -> BN -> ReLU -> 1x1 conv with bias to 4 channels; value head 1x1 conv -> BN -> ReLU -> flatten (C,H,W) -> linear -> ReLU -> linear to 3",
+            "architecture": format!("residual tower; policy head 1x1 conv -> BN -> ReLU -> 1x1 conv with bias to {} channels; value head 1x1 conv -> BN -> ReLU -> flatten (C,H,W) -> linear -> ReLU -> linear to 3", shape.policy_planes),
             "blocks": m.blocks, "channels": m.channels, "policy_channels": m.policy_channels,
             "value_channels": m.value_channels, "value_hidden": m.value_hidden,
             "moves_left": m.moves_left,
@@ -146,25 +253,8 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
             "naming": "PyTorch: stem_conv.weight, stem_bn.{weight,bias,running_mean,running_var}, blocks.N.conv1/bn1/conv2/bn2, policy_conv, policy_bn, policy_out.{weight,bias}, value_conv, value_bn, value_fc1, value_fc2",
             "layout": "convolutions [out, in, kh, kw]; linear [out, in]",
         },
-        "input": {
-            "shape": [PLANES, ROWS, COLS],
-            "layout": "NCHW float32; row 0 is the side to move's home rank, column 0 its left; the board is turned 180 degrees when Blue is to move",
-            "planes": [
-                "0-7: own Rat, Cat, Dog, Wolf, Leopard, Tiger, Lion, Elephant",
-                "8-15: opponent's pieces in the same order",
-                "16: water", "17: own traps", "18: enemy traps", "19: own den", "20: enemy den",
-                "21: 1 if the position occurred before",
-                "22: plies since the last capture / no_capture_plies (0 if off)",
-                "23: plies played / max_plies (0 if no cap)",
-                "24: dog_over_wolf", "25: rat_captures_across_shore", "26: elephant_takes_trapped_rat",
-                "27: repetition = draw", "28: repetition = off",
-            ],
-        },
-        "policy": {
-            "size": ACTIONS,
-            "encoding": "index = direction * 63 + square, both in the mover's frame; square = row * 7 + column; directions 0 up (towards the enemy den), 1 right, 2 down, 3 left; a Lion or Tiger river jump is the action of its direction",
-            "output": "logits (softmax over the legal moves)",
-        },
+        "input": game.input,
+        "policy": game.policy,
         "value": {"output": "3 logits: win, draw, loss for the side to move (softmax); value = P(win) - P(loss)"},
         "moves_left": if m.moves_left {
             json!({"weights": "moves_left.conv, moves_left.bn, moves_left.fc1, moves_left.fc2", "layers": "1x1 conv -> BN -> ReLU -> flatten (C,H,W) -> linear -> ReLU -> linear to 1 -> ReLU", "output": format!("plies to the end of the game / {}", crate::nn::model::MOVES_LEFT_UNIT)})
@@ -172,7 +262,7 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
             json!(null)
         },
         "opponent_policy": if m.opponent_policy {
-            json!({"weights": "opponent_out.{weight,bias}", "layers": "1x1 conv with bias to 4 channels on the policy head's hidden layer (after its BN and ReLU)", "output": "logits of the opponent's reply in the policy's layout (a training target only; not exported in the samples)"})
+            json!({"weights": "opponent_out.{weight,bias}", "layers": "1x1 conv with bias to the policy planes on the policy head's hidden layer (after its BN and ReLU)", "output": "logits of the opponent's reply in the policy's layout (a training target only; not exported in the samples)"})
         } else {
             json!(null)
         },
@@ -181,12 +271,12 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, rules: &Rules, out: &Path) 
         } else {
             json!(null)
         },
-        "rules": rules.to_string(),
+        "rules": game.rules,
         "trained_rules": meta.rules,
         "samples": {
             "file": npz_path.file_name().map(|f| f.to_string_lossy().into_owned()),
-            "arrays": {"inputs": [SAMPLES, PLANES, ROWS, COLS], "policy_logits": [SAMPLES, ACTIONS], "wdl": [SAMPLES, 3], "value": [SAMPLES], "moves_left": if m.moves_left { json!([SAMPLES]) } else { json!(null) }},
-            "fens": fens,
+            "arrays": {"inputs": [SAMPLES, planes, rows, cols], "policy_logits": [SAMPLES, actions], "wdl": [SAMPLES, 3], "value": [SAMPLES], "moves_left": if m.moves_left { json!([SAMPLES]) } else { json!(null) }},
+            "fens": game.positions,
         },
     });
     let text = serde_json::to_string_pretty(&description).map_err(|e| write_err(&json_path, e))?;

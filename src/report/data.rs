@@ -1,7 +1,7 @@
 //! What a report is made of, read from a run directory: metrics.jsonl (training, self-play,
 //! gate, match and rating events) and the model files' headers.
 
-use crate::arena::gate::{ANCHOR, LoggedMatch, ratings};
+use crate::arena::gate::{ANCHOR, FLIP_ANCHOR, LoggedMatch, ratings};
 use crate::arena::bt::Rating;
 use crate::nn::modelfile;
 use crate::store::events::Event;
@@ -27,8 +27,10 @@ pub struct RunData {
     pub gates: Vec<GateEvent>,
     pub matches: Vec<LoggedMatch>,
     pub checkpoints: Vec<Checkpoint>,
-    /// Alpha-beta depths on the rating scale: (depth, rating).
+    /// The ladder engine's depths on the rating scale: (depth, rating).
     pub depths: Vec<(u32, Rating)>,
+    /// The ladder engine: "alpha-beta" (Jungle) or "expectiminimax" (the flip game).
+    pub engine: &'static str,
     /// The first event's time (the run's start).
     pub start: f64,
     /// Metrics lines that could not be read: "line N: reason".
@@ -71,11 +73,18 @@ pub fn load(run: &RunDir) -> RunData {
     }
     d.checkpoints.sort_by_key(|c| c.generation);
     for (name, r) in &fitted {
-        if let (Some(depth), Some(r)) = (name.strip_prefix("alphabeta:depth=").and_then(|x| x.parse::<u32>().ok()), r) {
+        let depth = |prefix: &str| name.strip_prefix(prefix).and_then(|x| x.parse::<u32>().ok());
+        if let (Some(depth), Some(r)) = (depth("alphabeta:depth="), r) {
             d.depths.push((depth, *r));
+        } else if let (Some(depth), Some(r)) = (depth("expectiminimax:depth="), r) {
+            d.depths.push((depth, *r));
+            d.engine = "expectiminimax";
         }
     }
     d.depths.sort_by_key(|x| x.0);
+    if d.engine.is_empty() {
+        d.engine = "alpha-beta";
+    }
     if d.start == 0.0 {
         d.start = d.checkpoints.iter().map(|c| c.created).filter(|&c| c > 0.0).fold(f64::INFINITY, f64::min);
         if !d.start.is_finite() {
@@ -101,5 +110,5 @@ fn list_rejected(run: &RunDir) -> Vec<(u64, std::path::PathBuf)> {
 
 /// Whether the anchor of the rating scale has played.
 pub fn anchored(d: &RunData) -> bool {
-    d.matches.iter().any(|m| m.a == ANCHOR || m.b == ANCHOR)
+    d.matches.iter().any(|m| [ANCHOR, FLIP_ANCHOR].iter().any(|a| m.a == *a || m.b == *a))
 }

@@ -110,16 +110,17 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     // Strength.
     let _ = writeln!(s, "## Strength over training\n");
     if d.checkpoints.iter().any(|c| c.rating.is_some()) {
+        let engine = d.engine;
         let anchor = if data::anchored(d) {
-            "anchored at alpha-beta depth 1 = 0"
+            format!("anchored at {engine} depth 1 = 0")
         } else {
-            "no alpha-beta ladder has been played, so ratings are relative to the first network"
+            format!("no {engine} ladder has been played, so ratings are relative to the first network")
         };
         let _ = writeln!(
             s,
             "Bradley–Terry maximum-likelihood Elo of every rated checkpoint over all logged matches \
              (ladder, calibration and gating games), {anchor}; bars are 95% intervals. Dashed lines \
-             are the alpha-beta depths on the same scale.\n"
+             are the {engine} depths on the same scale.\n"
         );
         let _ = writeln!(s, "![Elo over training](elo.png)\n\n([SVG](elo.svg))\n");
         let _ = writeln!(s, "| checkpoint | self-play games | steps | time | Elo | 95% |\n|---|---|---|---|---|---|");
@@ -129,7 +130,7 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
             let _ = writeln!(s, "| gen-{:04} | {} | {} | {t} | {:+.0} | ±{:.0} |", c.generation, c.games, c.steps, r.elo, r.ci95);
         }
         for (depth, r) in &d.depths {
-            let _ = writeln!(s, "| alpha-beta depth {depth} | | | | {:+.0} | ±{:.0} |", r.elo, r.ci95);
+            let _ = writeln!(s, "| {engine} depth {depth} | | | | {:+.0} | ±{:.0} |", r.elo, r.ci95);
         }
         s.push('\n');
     } else {

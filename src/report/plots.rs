@@ -93,7 +93,7 @@ fn elo_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, d: &RunData, axi
     chart
         .configure_mesh()
         .x_desc(label)
-        .y_desc("Elo (alpha-beta depth 1 = 0)")
+        .y_desc(format!("Elo ({} depth 1 = 0)", d.engine))
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style((FONT_NAME, 12))
@@ -105,7 +105,7 @@ fn elo_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, d: &RunData, axi
             .draw_series(DashedLineSeries::new(vec![(x0, r.elo), (x1, r.elo)], 6, 4, c.stroke_width(1)))
             .map_err(err)?;
         chart
-            .draw_series(std::iter::once(Text::new(format!("alpha-beta d{depth}"), (x0 + (x1 - x0) * 0.01, r.elo), (FONT_NAME, 11).into_font().color(&c))))
+            .draw_series(std::iter::once(Text::new(format!("{} d{depth}", d.engine), (x0 + (x1 - x0) * 0.01, r.elo), (FONT_NAME, 11).into_font().color(&c))))
             .map_err(err)?;
     }
     chart

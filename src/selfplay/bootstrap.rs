@@ -40,6 +40,15 @@ impl Heuristic<JungleGame> for JungleHeuristic {
     }
 }
 
+/// The flip game's: the expectiminimax engine's material evaluation (already in (-1, 1)).
+pub struct FlipHeuristic;
+
+impl Heuristic<crate::flip::FlipGame> for FlipHeuristic {
+    fn value(&self, state: &crate::flip::FlipGame) -> f32 {
+        crate::alphabeta::flip::evaluate(state)
+    }
+}
+
 pub struct HeuristicBlend<'a, G, E: ?Sized> {
     inner: &'a E,
     heuristic: Option<&'a dyn Heuristic<G>>,
