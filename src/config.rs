@@ -136,7 +136,15 @@ impl Config {
         self.eval.validate()?;
         match self.game {
             crate::games::GameName::Jungle => self.mcts.validate::<crate::jungle::JungleGame>()?,
-            crate::games::GameName::Flip => self.mcts.validate::<crate::flip::FlipGame>()?,
+            crate::games::GameName::Flip => {
+                self.mcts.validate::<crate::flip::FlipGame>()?;
+                if self.flip_rules.no_progress_plies == 0 && self.flip_rules.max_plies == 0 {
+                    return Err(ConfigError::Invalid {
+                        key: "flip_rules.no_progress_plies".into(),
+                        message: "0 together with flip_rules.max_plies = 0 lets a game run for ever; set one of them".into(),
+                    });
+                }
+            }
         }
         self.model.validate()?;
         self.selfplay.validate()?;

@@ -55,4 +55,9 @@ pub trait Trainable: Encode {
 
     /// The action of the mirrored move.
     fn mirror_action(action: usize) -> usize;
+
+    /// Whether `mv` is nature's (a chance outcome) rather than a player's decision.
+    fn is_chance_move(_mv: Self::Move) -> bool {
+        false
+    }
 }

@@ -166,3 +166,28 @@ fn flip_self_play_records_nature_s_draws_and_its_games_become_samples() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_batched_flip_match_repeats_under_its_seed() {
+    use junglezero::arena::batched::run_network_match;
+    use junglezero::arena::play::MatchSettings;
+    use junglezero::flip::{FlipGame, FlipRules};
+    let config = small_config();
+    let s = MatchSettings::<FlipGame> {
+        games: 8,
+        concurrency: 2,
+        opening_plies: 0,
+        seed: 9,
+        rules: FlipRules { no_progress_plies: 12, ..FlipRules::default() },
+        sprt: None,
+        max_consecutive_forfeits: 0,
+        adjudication: Default::default(),
+        time_margin: std::time::Duration::ZERO,
+    };
+    let eval = UniformEvaluator::default();
+    let play = || run_network_match(&eval, &eval, &config.mcts, 6, &s, 3, |_, _, _| {});
+    let (a, b) = (play(), play());
+    assert_eq!(a.games.len(), 8);
+    let moves = |o: &junglezero::arena::play::MatchOutcome<FlipGame>| o.games.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
+    assert_eq!(moves(&a), moves(&b), "the same seed plays the same games, whichever worker took them");
+}

@@ -51,7 +51,7 @@ fn metric_kinds(run: &RunDir) -> Vec<String> {
 
 #[test]
 fn the_committed_sample_runs_metrics_read_as_typed_events() {
-    for dir in ["checkpoints/sample-cpu-1h", "checkpoints/learning/gumbel-45m"] {
+    for dir in ["checkpoints/sample-cpu-1h", "checkpoints/learning/gumbel-45m", "checkpoints/sample-flip-1h"] {
         let run = RunDir::new(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
         let (events, problems) = run.read_events();
         assert!(problems.is_empty(), "{dir}: {problems:?}");
@@ -355,4 +355,13 @@ fn the_flip_game_s_smoke_loop_runs_end_to_end_and_resumes() {
     let o = junglezero(&["arena", "--game", "flip", "--a", "alphabeta:depth=2", "--b", "random", "--games", "2"]);
     assert!(!o.status.success() && stderr(&o).contains("does not play the flip game"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_flip_config_that_lets_games_run_for_ever_is_refused() {
+    let e = Config::load(None, &["game=flip".into(), "flip_rules.no_progress_plies=0".into()]).unwrap_err().to_string();
+    assert!(e.contains("flip_rules.no_progress_plies") && e.contains("run for ever"), "{e}");
+    assert!(Config::load(None, &["game=flip".into(), "flip_rules.no_progress_plies=0".into(), "flip_rules.max_plies=200".into()]).is_ok());
+    let e = Config::load(None, &["game=chess".into()]).unwrap_err().to_string();
+    assert!(e.contains("chess"), "{e}");
 }

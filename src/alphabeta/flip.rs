@@ -43,13 +43,41 @@ pub fn evaluate(g: &FlipGame) -> f32 {
     (score / SCALE).tanh()
 }
 
-/// The expectiminimax player.
-#[derive(Debug, Default)]
+/// Transposition-table entries (a power of two; 16 bytes each).
+const TT_ENTRIES: usize = 1 << 18;
+
+/// What the table knows about a position searched to some depth.
+#[derive(Clone, Copy, Debug, Default)]
+struct TtEntry {
+    key: u64,
+    value: f32,
+    depth: u8,
+    /// 0 empty, 1 exact, 2 lower bound (the search failed high), 3 upper bound (failed low).
+    bound: u8,
+}
+
+/// The expectiminimax player. A transposition table keeps decision nodes' values between
+/// iterations and moves (flipping a1 then b1 reaches what b1 then a1 does).
+#[derive(Debug)]
 pub struct FlipEngine {
     nodes: u64,
     node_limit: Option<u64>,
     deadline: Option<Instant>,
     stopped: bool,
+    tt: Vec<TtEntry>,
+}
+
+impl Default for FlipEngine {
+    fn default() -> Self {
+        FlipEngine { nodes: 0, node_limit: None, deadline: None, stopped: false, tt: vec![TtEntry::default(); TT_ENTRIES] }
+    }
+}
+
+/// The table key of a decision node: the position, and the no-progress counter the rules' draw
+/// reads.
+fn tt_key(g: &FlipGame) -> u64 {
+    let k = g.hash() ^ u64::from(g.quiet()).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    k | 1
 }
 
 /// What a search found.
@@ -105,6 +133,18 @@ impl FlipEngine {
         if depth == 0 || self.out_of_budget() {
             return evaluate(g);
         }
+        let key = tt_key(g);
+        let slot = (key as usize) & (TT_ENTRIES - 1);
+        let e = self.tt[slot];
+        if e.key == key && u32::from(e.depth) >= depth {
+            match e.bound {
+                1 => return e.value,
+                2 if e.value >= beta => return e.value,
+                3 if e.value <= alpha => return e.value,
+                _ => {}
+            }
+        }
+        let alpha_in = alpha;
         let mut best = f32::NEG_INFINITY;
         for m in FlipEngine::ordered(g) {
             let mut c = g.clone();
@@ -118,6 +158,16 @@ impl FlipEngine {
             if alpha >= beta {
                 break;
             }
+        }
+        if !self.stopped {
+            let bound = if best >= beta {
+                2
+            } else if best <= alpha_in {
+                3
+            } else {
+                1
+            };
+            self.tt[slot] = TtEntry { key, value: best, depth: depth.min(255) as u8, bound };
         }
         best
     }
@@ -194,6 +244,10 @@ impl FlipEngine {
 impl Player<FlipGame> for FlipEngine {
     fn name(&self) -> String {
         "expectimax".into()
+    }
+
+    fn new_game(&mut self) {
+        self.tt.fill(TtEntry::default());
     }
 
     fn choose(&mut self, game: &FlipGame, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<FlipMove> {

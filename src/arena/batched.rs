@@ -139,8 +139,12 @@ pub fn run_network_match<G: MatchGame + Encode, A: Evaluator<G>, B: Evaluator<G>
                     slot.game = start_game(&s.rules, opening);
                     slot.moves.clone_from(&opening.moves);
                     slot.deal = opening.deal.clone();
-                    for search in &mut slot.searches {
+                    // Seeded by the game, so that chance nodes sampled inside the searches (the
+                    // flip game's) repeat whichever worker and slot play it.
+                    let game_seed = s.seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(a_red);
+                    for (k, search) in slot.searches.iter_mut().enumerate() {
                         search.reset(&slot.game);
+                        search.reseed(game_seed.rotate_left(k as u32 * 17));
                     }
                     slot.resolve_chance();
                     (slot.pair, slot.a_red, slot.opening_plies, slot.sims_done, slot.active) = (pair, a_red, opening.len(), 0, true);

@@ -84,7 +84,7 @@ fn show_progress(pb: &indicatif::ProgressBar, t: &junglezero::arena::stats::Tall
 fn run_flip(args: &ArenaArgs, config: &Config) -> anyhow::Result<()> {
     let mut rules = config.flip_rules;
     if let Some(spec) = &args.rules {
-        rules = spec.parse().context("bad --rules for the flip game")?;
+        junglezero::switches::Switches::apply_overrides(&mut rules, spec).context("bad --rules for the flip game")?;
     }
     if args.games == 0 {
         anyhow::bail!("--games must be at least 1");

@@ -77,8 +77,8 @@ fn bench_perft(depth: u32, runs: u32) -> anyhow::Result<()> {
 
 fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
-    let eval = NetEvaluator::random_init(&config.model, junglezero::jungle::encode::SHAPE, &config.hardware, 1)?;
-    let flops = config.model.flops_per_position(junglezero::jungle::encode::SHAPE) as f64;
+    let eval = NetEvaluator::random_init(&config.model, junglezero::games::GameName::Jungle.shape(), &config.hardware, 1)?;
+    let flops = config.model.flops_per_position(junglezero::games::GameName::Jungle.shape()) as f64;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -102,7 +102,7 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
 /// line is exactly `selfplay evals/s X raw evals/s Y ratio Z`.
 fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
-    let eval = NetEvaluator::random_init(&config.model, junglezero::jungle::encode::SHAPE, &config.hardware, 1)?;
+    let eval = NetEvaluator::random_init(&config.model, junglezero::games::GameName::Jungle.shape(), &config.hardware, 1)?;
     let workers = config.selfplay.worker_count();
     let mut out = std::io::stdout().lock();
     writeln!(
@@ -168,7 +168,7 @@ fn bench_train(steps: u32, args: &ConfigArgs) -> anyhow::Result<()> {
     }
     let batch = synthetic_batch::<junglezero::jungle::JungleGame>(&config.rules, b);
     for (label, model) in shapes {
-        let per_step = seconds_per_step(&model, junglezero::jungle::encode::SHAPE, &config.train, &device, &batch, steps);
+        let per_step = seconds_per_step(&model, junglezero::games::GameName::Jungle.shape(), &config.train, &device, &batch, steps);
         writeln!(
             out,
             "train {label} net {} batch {b} device {} optimizer {:?}: {:.0} samples/s ({per_step:.3} s/step)",

@@ -59,11 +59,11 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// The evaluator a `--model PATH | --random-init` choice asks for.
-pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, seed: u64) -> anyhow::Result<junglezero::nn::burn_eval::NetEvaluator> {
+pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, shape: junglezero::game::Shape, seed: u64) -> anyhow::Result<junglezero::nn::burn_eval::NetEvaluator> {
     use junglezero::nn::burn_eval::NetEvaluator;
     Ok(match &choice.model {
-        Some(path) => NetEvaluator::load(path, &config.hardware, junglezero::jungle::encode::SHAPE)?,
-        None => NetEvaluator::random_init(&config.model, junglezero::jungle::encode::SHAPE, &config.hardware, seed)?,
+        Some(path) => NetEvaluator::load(path, &config.hardware, shape)?,
+        None => NetEvaluator::random_init(&config.model, shape, &config.hardware, seed)?,
     })
 }
 

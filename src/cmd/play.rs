@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 use junglezero::arena::flip_players::FlipFactory;
 use junglezero::arena::spec::{Contestants, PlayerFactory, PlayerSettings, PlayerSpec};
 use junglezero::config::Config;
-use junglezero::flip::{FlipGame, diagram as flip_diagram, parse_position, play_text as flip_play_text};
+use junglezero::flip::{FlipGame, diagram as flip_diagram, play_text as flip_play_text};
 use junglezero::game::{Game, Seat, Turn};
 use junglezero::games::GameName;
 use junglezero::jungle::{JungleGame, Side, describe_outcome, diagram};
@@ -102,15 +102,7 @@ fn undo_to_human(game: &mut JungleGame, human: Side) -> bool {
 /// The flip game in the terminal: the human has the first seat (`--human red`) or the second
 /// (`--human blue`); colours are decided by the first flip, and nature's draws are random.
 fn play_flip(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
-    let mut rules = config.flip_rules;
-    if let Some(spec) = &args.position.rules {
-        rules = spec.parse().map_err(|e| anyhow::anyhow!("bad --rules for the flip game: {e}"))?;
-    }
-    let mut game = if args.position.fen == junglezero::jungle::START_FEN {
-        FlipGame::start(rules)
-    } else {
-        parse_position(&args.position.fen, rules).map_err(|e| anyhow::anyhow!("bad --fen: {e}"))?
-    };
+    let mut game = super::flip_game_from_args(&args.position, config.flip_rules)?;
     let spec = match (args.engine, &args.model) {
         (EngineKind::Mcts, Some(path)) => PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, tc: None },
         _ => PlayerSpec::Expectiminimax { depth: None, movetime: None, nodes: None, tc: None },

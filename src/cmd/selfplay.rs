@@ -3,6 +3,11 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use junglezero::config::Config;
+use junglezero::flip::FlipGame;
+use junglezero::games::GameName;
+use junglezero::jungle::JungleGame;
+use junglezero::pipeline::RunGame;
 use junglezero::selfplay::shards::ShardWriter;
 use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
 
@@ -20,9 +25,17 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         anyhow::bail!("selfplay --out needs --model PATH or --random-init");
     }
     let config = super::load_config(&args.config)?;
+    match config.game {
+        GameName::Jungle => play_out::<JungleGame>(&args, &config, &out),
+        GameName::Flip => play_out::<FlipGame>(&args, &config, &out),
+    }
+}
+
+/// `--games` games of `G` into `out`.
+fn play_out<G: RunGame>(args: &SelfplayArgs, config: &Config, out: &std::path::Path) -> anyhow::Result<()> {
     let seed = args.seed.unwrap_or_else(super::clock_seed);
-    let evaluator = super::evaluator_from(&args.network, &config, seed)?;
-    std::fs::create_dir_all(&out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+    let evaluator = super::evaluator_from(&args.network, config, G::SHAPE, seed)?;
+    std::fs::create_dir_all(out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
     tracing::info!(
         "self-play: {} games, network {}, seed {seed}, {} workers x {} games in flight, output {}",
         args.games,
@@ -31,12 +44,13 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         config.selfplay.games_in_flight,
         out.display()
     );
-    let opts = RunOptions { finish: config.finisher().map(|f| f.handover()), ..RunOptions::from_start(args.games, seed, evaluator.id(), &config.rules) };
+    let stage = G::stage(config);
+    let opts = RunOptions::<G> { finish: stage.finish.clone(), ..RunOptions::from_start(args.games, seed, evaluator.id(), &stage.rules) };
     let counters = Counters::default();
     let pb = bar(args.games, "games");
     let start = Instant::now();
     let plies = std::cell::Cell::new(0u64);
-    let mut writer = ShardWriter::new(&out, "selfplay", config.selfplay.games_per_shard);
+    let mut writer = ShardWriter::<G>::new(out, "selfplay", config.selfplay.games_per_shard);
     let result = run_selfplay(
         &evaluator,
         &config.mcts,

@@ -79,6 +79,10 @@ impl Trainable for FlipGame {
         encode::encode(s, out);
     }
 
+    fn is_chance_move(mv: FlipMove) -> bool {
+        matches!(mv, FlipMove::Reveal(..))
+    }
+
     fn mirror_action(action: usize) -> usize {
         let (plane, sq) = (action / SQUARES, action % SQUARES);
         let (file, rank) = (sq % FILES, sq / FILES);

@@ -5,17 +5,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::burn_eval::NetEvaluator;
-use crate::game::Game;
+use crate::game::{Encode, Game};
 use crate::jungle::JungleGame;
-use crate::jungle::encode::{INPUT_SIZE, encode};
 
 /// `batch` encoded positions from one game played along fixed move choices (new games as
 /// games end): inputs as the network sees them in play.
 pub fn sample_inputs(batch: usize) -> Vec<f32> {
-    let mut inputs = vec![0.0f32; batch * INPUT_SIZE];
+    let size = JungleGame::INPUT_SIZE;
+    let mut inputs = vec![0.0f32; batch * size];
     let mut g = JungleGame::default();
     for i in 0..batch {
-        encode(&g, &mut inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE]);
+        g.encode(&mut inputs[i * size..(i + 1) * size]);
         if let Some(&m) = g.legal_moves().get(i % 5) {
             g.play_unchecked(m);
         }

@@ -104,7 +104,7 @@ impl Options {
                 other => return Err(OptionError::UnknownEngine(other.into())),
             },
             "model" => {
-                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware, crate::jungle::encode::SHAPE)?;
+                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware, crate::games::GameName::Jungle.shape())?;
                 self.network = Some(Arc::new(eval));
                 self.model_path = value.to_string();
             }

@@ -32,8 +32,9 @@ pub const SHARD_FORMAT: Format = Format { magic: *b"JZGS", version: 2, what: "ga
 /// Shards written before the game name was recorded (Jungle only).
 const SHARD_FORMAT_V1: Format = Format { magic: *b"JZGS", version: 1, what: "game shard" };
 
-/// One move of a self-play game.
-#[derive(Clone, Debug, PartialEq)]
+/// One move of a self-play game. Equality compares root values bit for bit, so that records
+/// holding nature's moves (NaN values) equal themselves.
+#[derive(Clone, Debug)]
 pub struct MoveRecord<M> {
     pub mv: M,
     /// Searched with the full budget (only these are policy targets).
@@ -43,6 +44,12 @@ pub struct MoveRecord<M> {
     pub root_value: f32,
     /// Root visit counts (full searches only).
     pub visits: Vec<(M, u32)>,
+}
+
+impl<M: PartialEq> PartialEq for MoveRecord<M> {
+    fn eq(&self, o: &Self) -> bool {
+        self.mv == o.mv && self.full_search == o.full_search && self.root_value.to_bits() == o.root_value.to_bits() && self.visits == o.visits
+    }
 }
 
 /// A finished self-play game.
@@ -318,7 +325,9 @@ mod tests {
         let mut flip = GameRecord::starting(&g, "gen-0001", 7);
         for t in ["f:b2", "f:b2=L"] {
             let mv = crate::flip::parse_move(&g, t).unwrap();
-            flip.moves.push(MoveRecord { mv, full_search: t.len() == 4, root_value: 0.5, visits: vec![(mv, 3)] });
+            let chance = t.len() > 4;
+            let root_value = if chance { f32::NAN } else { 0.5 };
+            flip.moves.push(MoveRecord { mv, full_search: !chance, root_value, visits: if chance { vec![] } else { vec![(mv, 3)] } });
             g.play(mv).unwrap();
         }
         let bytes = encode_shard(std::slice::from_ref(&flip));

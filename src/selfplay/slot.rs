@@ -42,6 +42,9 @@ pub struct Slot<G: Trainable> {
     resign_run: [u32; 2],
     /// Consecutive plies whose search value stayed within ±`draw_value`.
     draw_run: u32,
+    /// Decisions played so far (the record's moves without nature's): what the temperature
+    /// schedule and draw adjudication count.
+    decisions: u32,
     /// Resignation (and draw adjudication) disabled for this game (to measure false
     /// resignations).
     no_resign: bool,
@@ -79,6 +82,7 @@ impl<G: Trainable> Slot<G> {
             sims_done: 0,
             resign_run: [0; 2],
             draw_run: 0,
+            decisions: 0,
             no_resign: false,
             active: false,
             policy_buf: Vec::with_capacity(G::MAX_MOVES),
@@ -113,6 +117,7 @@ impl<G: Trainable> Slot<G> {
         self.record.would_resign = None;
         self.resign_run = [0; 2];
         self.draw_run = 0;
+        self.decisions = 0;
         self.no_resign = self.rng.random::<f32>() < self.config.resign_playout_fraction;
         self.active = true;
         // A root at a chance node (a flip waiting for its draw): nature moves first.
@@ -229,11 +234,11 @@ impl<G: Trainable> Slot<G> {
         // Draw adjudication: a level game past `draw_after_plies` ends as a draw.
         if self.config.draw_after_plies > 0 && !self.no_resign {
             self.draw_run = if value.abs() <= self.config.draw_value { self.draw_run + 1 } else { 0 };
-            if self.record.moves.len() as u32 >= self.config.draw_after_plies && self.draw_run >= self.config.draw_plies {
+            if self.decisions >= self.config.draw_after_plies && self.draw_run >= self.config.draw_plies {
                 return Some(self.finish(Outcome::draw(Reason::Adjudication)));
             }
         }
-        let plies = self.record.moves.len() as f32;
+        let plies = self.decisions as f32;
         let c = &self.config;
         let t = c.temperature_end
             + (c.temperature_start - c.temperature_end) * 0.5f32.powf(plies / c.temperature_halflife.max(1e-3));
@@ -242,6 +247,7 @@ impl<G: Trainable> Slot<G> {
             return Some(self.finish(Outcome::win(mover.other(), Reason::NoMoves)));
         };
         self.record.moves.push(MoveRecord { mv, full_search: self.full, root_value: value, visits });
+        self.decisions += 1;
         self.advance(mv);
         if let Some(o) = self.resolve_chance() {
             return Some(self.finish(o));

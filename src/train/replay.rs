@@ -53,9 +53,9 @@ pub struct Sample<G: Trainable> {
     pub q: f32,
     /// Plies from this position to the end of its game (the moves-left target).
     pub moves_left: u16,
-    /// The move played next (the opponent's reply; in the flip game after a flip, nature's
-    /// draw), as an action seen from this position's player to move (the opponent-policy
-    /// target); [`NO_REPLY`] when the game ended here.
+    /// The next decision played after this position's move (the opponent's reply; nature's
+    /// draws are passed over), as an action seen from this position's player to move (the
+    /// opponent-policy target); [`NO_REPLY`] when the game ended here.
     pub reply: u16,
     /// The short-term value target for the player to move (see [`short_values`]).
     pub short_value: f32,
@@ -142,7 +142,8 @@ pub fn samples_from_games<G: Trainable>(path: &Path, games: &[GameRecord<G>], ru
                 moves_left: (g.moves.len() + 1 - ply).min(usize::from(u16::MAX)) as u16,
                 // The next move is checked when it is replayed; a damaged one that has no action
                 // here (not even a step) has none (and its game is skipped then).
-                reply: g.moves.get(ply).and_then(|r| state.try_action(r.mv)).map_or(NO_REPLY, |a| a as u16),
+                // The opponent's next decision: nature's draw after a flip is passed over.
+                reply: g.moves[ply..].iter().find(|r| !G::is_chance_move(r.mv)).and_then(|r| state.try_action(r.mv)).map_or(NO_REPLY, |a| a as u16),
                 short_value: 0.0,
                 target_start: start,
                 target_len: m.visits.len() as u8,
@@ -331,5 +332,35 @@ mod tests {
         assert_eq!(skipped, 0);
         let sv: Vec<f32> = s.samples.iter().map(|x| x.short_value).collect();
         assert_eq!(sv, got, "each sample carries its position's target");
+    }
+
+    #[test]
+    fn in_the_flip_game_the_reply_is_the_opponent_s_decision_not_nature_s_draw() {
+        use crate::flip::{FlipGame, FlipRules, parse_move};
+        use crate::game::Game;
+        let rules = FlipRules::default();
+        let mut g = FlipGame::start(rules);
+        let mut rec = GameRecord::<FlipGame>::starting(&g, "t", 1);
+        for t in ["f:a1", "f:a1=R", "f:b1", "f:b1=c"] {
+            let mv = parse_move(&g, t).unwrap();
+            let chance = t.contains('=');
+            let (root_value, visits) = if chance { (f32::NAN, vec![]) } else { (0.1, vec![(mv, 5)]) };
+            rec.moves.push(MoveRecord { mv, full_search: !chance, root_value, visits });
+            g.play(mv).unwrap();
+        }
+        let (s, skipped) = samples_from_games(Path::new("f.jzg"), std::slice::from_ref(&rec), &rules);
+        assert_eq!((skipped, s.samples.len()), (0, 2));
+        // After the first player's flip of a1 (and nature's Red Rat) the second player flips b1:
+        // action 1 (the flip plane at b1), not a1's reveal.
+        assert_eq!(s.samples[0].reply, 1);
+        assert_eq!(s.samples[1].reply, NO_REPLY);
+        // The seats do not alternate: nature's ply keeps the first seat's value undiscounted.
+        let seats = [Seat::First, Seat::First, Seat::Second, Seat::Second];
+        let sv = short_values(&rec, &seats);
+        assert!(sv.iter().all(|v| v.is_finite()));
+        // Nature's ply (index 1) passes on what follows it undiscounted: the second player's
+        // target at ply 2, seen from the first seat.
+        assert_eq!(sv[1], -sv[2], "{sv:?}");
+        assert_eq!(sv[3], 0.0, "a drawn game's last (chance) ply");
     }
 }
