@@ -34,17 +34,7 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     let fa = PlayerFactory::new(args.a.clone(), &config.players()).context("player A")?;
     let fb = PlayerFactory::new(args.b.clone(), &config.players()).context("player B")?;
     let (name_a, name_b) = (fa.name(), fb.name());
-    let settings = MatchSettings {
-        games: args.games,
-        concurrency: args.concurrency.unwrap_or_else(|| config.arena.workers()),
-        opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
-        seed: args.seed,
-        rules,
-        sprt: args.sprt,
-        max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
-        adjudication: config.arena.adjudication(),
-        time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
-    };
+    let settings = settings(&args, &config, rules);
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
     let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| show_progress(&pb, t, llr);
     // Two networks with the same budget: batch their leaves across games.
@@ -65,6 +55,21 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
         write_atomic(path, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// A match's settings from the flags over the config's `[arena]`.
+fn settings<G: MatchGame>(args: &ArenaArgs, config: &Config, rules: G::Rules) -> MatchSettings<G> {
+    MatchSettings {
+        games: args.games,
+        concurrency: args.concurrency.unwrap_or_else(|| config.arena.workers()),
+        opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
+        seed: args.seed,
+        rules,
+        sprt: args.sprt,
+        max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
+        adjudication: config.arena.adjudication(),
+        time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
+    }
 }
 
 fn show_progress(pb: &indicatif::ProgressBar, t: &junglezero::arena::stats::Tally, llr: Option<f64>) {
@@ -95,17 +100,7 @@ fn run_flip(args: &ArenaArgs, config: &Config) -> anyhow::Result<()> {
     let fa = FlipFactory::new(args.a.clone(), &config.mcts, &config.hardware).context("player A")?;
     let fb = FlipFactory::new(args.b.clone(), &config.mcts, &config.hardware).context("player B")?;
     let (name_a, name_b) = (args.a.to_string(), args.b.to_string());
-    let settings = MatchSettings::<FlipGame> {
-        games: args.games,
-        concurrency: args.concurrency.unwrap_or_else(|| config.arena.workers()),
-        opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
-        seed: args.seed,
-        rules,
-        sprt: args.sprt,
-        max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
-        adjudication: config.arena.adjudication(),
-        time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
-    };
+    let settings = settings::<FlipGame>(args, config, rules);
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
     let outcome = run_match(&fa, &fb, &settings, |_, t, llr| show_progress(&pb, t, llr))?;
     pb.finish_and_clear();

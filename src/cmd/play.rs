@@ -52,22 +52,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             write!(out, "{}", diagram(game.position()))?;
             continue;
         }
-        write!(out, "{} to move> ", game.side_to_move())?;
-        out.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
-            writeln!(out)?;
-            return Ok(());
-        }
+        let Some(line) = prompt(&mut input, &mut out, &format!("{} to move> ", game.side_to_move()))? else { return Ok(()) };
         match line.trim() {
             "" => {}
             "quit" | "exit" => return Ok(()),
             "help" => writeln!(out, "{HELP}")?,
-            "moves" => {
-                let mut moves: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
-                moves.sort();
-                writeln!(out, "legal moves: {}", moves.join(" "))?;
-            }
+            "moves" => writeln!(out, "legal moves: {}", sorted_moves(&game.legal_moves()))?,
             "hint" => {
                 let hint_limits = Limits::movetime((args.movetime / 2).max(50));
                 if let Some(mv) = engine.choose(&game, &hint_limits, &mut |_| {}) {
@@ -154,22 +144,12 @@ fn play_flip(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
             writeln!(out, "junglezero plays {mv}")?;
             continue;
         }
-        write!(out, "your move> ")?;
-        out.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
-            writeln!(out)?;
-            return Ok(());
-        }
+        let Some(line) = prompt(&mut input, &mut out, "your move> ")? else { return Ok(()) };
         match line.trim() {
             "" => {}
             "quit" | "exit" => return Ok(()),
             "help" => writeln!(out, "{FLIP_HELP}")?,
-            "moves" => {
-                let mut moves: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
-                moves.sort();
-                writeln!(out, "legal moves: {}", moves.join(" "))?;
-            }
+            "moves" => writeln!(out, "legal moves: {}", sorted_moves(&game.legal_moves()))?,
             "hint" => {
                 if let Some(mv) = engine.choose(&game, &Limits::movetime((args.movetime / 2).max(50)), &mut |_| {}) {
                     writeln!(out, "hint: {mv}")?;
@@ -198,4 +178,23 @@ fn play_flip(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
             }
         }
     }
+}
+
+/// Writes `text` and reads the player's next line; `None` at the end of input.
+fn prompt(input: &mut impl BufRead, out: &mut impl Write, text: &str) -> std::io::Result<Option<String>> {
+    write!(out, "{text}")?;
+    out.flush()?;
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        writeln!(out)?;
+        return Ok(None);
+    }
+    Ok(Some(line))
+}
+
+/// Moves as text, sorted, separated by spaces.
+fn sorted_moves<M: std::fmt::Display>(moves: &[M]) -> String {
+    let mut v: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    v.sort();
+    v.join(" ")
 }

@@ -16,12 +16,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     }
     let game = super::game_from_args(&args.position, config.rules)?;
     let mut engine = Engine::new(&config.search, Eval::new(&config.eval, *game.rules()));
-    let limits = Limits {
-        depth: args.depth,
-        nodes: args.nodes,
-        movetime: Some(Duration::from_millis(args.movetime.unwrap_or(2000))).filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
-        ..Limits::default()
-    };
+    let limits = limits(&args);
     let mut out = std::io::stdout().lock();
     if let Turn::Over(o) = game.turn() {
         writeln!(out, "info string game over: {}", describe_outcome(&o))?;
@@ -46,12 +41,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<()> {
 fn run_flip(args: &SearchArgs, config: &junglezero::config::Config) -> anyhow::Result<()> {
     use junglezero::player::Player;
     let game = super::flip_game_from_args(&args.position, config.flip_rules)?;
-    let limits = Limits {
-        depth: args.depth,
-        nodes: args.nodes,
-        movetime: Some(Duration::from_millis(args.movetime.unwrap_or(2000))).filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
-        ..Limits::default()
-    };
+    let limits = limits(args);
     let mut out = std::io::stdout().lock();
     match game.turn() {
         Turn::Over(o) => {
@@ -70,4 +60,14 @@ fn run_flip(args: &SearchArgs, config: &junglezero::config::Config) -> anyhow::R
     }
     writeln!(out, "bestmove {}", best.map_or_else(|| "(none)".to_string(), |m| m.to_string()))?;
     Ok(())
+}
+
+/// The search limits the flags ask for: 2 s when none is given.
+fn limits(args: &SearchArgs) -> Limits {
+    Limits {
+        depth: args.depth,
+        nodes: args.nodes,
+        movetime: Some(Duration::from_millis(args.movetime.unwrap_or(2000))).filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
+        ..Limits::default()
+    }
 }

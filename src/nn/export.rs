@@ -116,17 +116,22 @@ pub struct GameExport {
     pub policy: serde_json::Value,
 }
 
+/// The encodings of `games`, one after another.
+fn encode_all<G: Encode>(games: &[G]) -> Vec<f32> {
+    let mut inputs = vec![0.0f32; games.len() * G::INPUT_SIZE];
+    for (g, slot) in games.iter().zip(inputs.chunks_exact_mut(G::INPUT_SIZE)) {
+        g.encode(slot);
+    }
+    inputs
+}
+
 /// Jungle's part of an export.
 pub fn jungle_export(rules: &Rules) -> GameExport {
     let games = sample_positions(rules, 2026);
     let shape = JungleGame::SHAPE;
-    let mut inputs = vec![0.0f32; SAMPLES * shape.input_size()];
-    for (i, g) in games.iter().enumerate() {
-        g.encode(&mut inputs[i * shape.input_size()..(i + 1) * shape.input_size()]);
-    }
     GameExport {
         shape,
-        inputs,
+        inputs: encode_all(&games),
         positions: games.iter().map(|g| g.fen()).collect(),
         rules: rules.to_string(),
         input: json!({
@@ -155,13 +160,9 @@ pub fn jungle_export(rules: &Rules) -> GameExport {
 pub fn flip_export(rules: &FlipRules) -> GameExport {
     let games = flip_sample_positions(rules, 2026);
     let shape = FlipGame::SHAPE;
-    let mut inputs = vec![0.0f32; SAMPLES * shape.input_size()];
-    for (i, g) in games.iter().enumerate() {
-        g.encode(&mut inputs[i * shape.input_size()..(i + 1) * shape.input_size()]);
-    }
     GameExport {
         shape,
-        inputs,
+        inputs: encode_all(&games),
         positions: games.iter().map(crate::flip::position).collect(),
         rules: rules.to_string(),
         input: json!({
