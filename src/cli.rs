@@ -56,6 +56,10 @@ pub struct PositionArgs {
     /// (applied over the config's [rules]).
     #[arg(long)]
     pub rules: Option<String>,
+    /// Moves played from --fen before the position is used, e.g. "a3a4 g7g6" (the history the
+    /// repetition and anti-chase rules read; for the flip game its move notation, f:b3=L).
+    #[arg(long, value_name = "MOVES")]
+    pub moves: Option<String>,
 }
 
 /// Where settings come from: defaults, then `--config`, then each `--set`.
@@ -118,7 +122,7 @@ pub struct ShowArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
-    /// Perft from the start position on one thread; prints leaves per second.
+    /// Perft from the start position (or after --moves) on one thread; prints leaves per second.
     Perft {
         /// Perft depth.
         #[arg(long, default_value_t = 6)]
@@ -126,6 +130,12 @@ pub enum BenchCommand {
         /// Runs (the best is reported).
         #[arg(long, default_value_t = 3)]
         runs: u32,
+        /// Rule switches, e.g. anti_chase=on.
+        #[arg(long)]
+        rules: Option<String>,
+        /// Moves played from the start position first (the history the rules read).
+        #[arg(long)]
+        moves: Option<String>,
     },
     /// Tree search without a network (uniform priors, zero value) from the alpha-beta bench
     /// positions, all searches batched as in self-play: simulations per second and a signature

@@ -250,12 +250,12 @@ fn smoke_run_report_and_export() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("export/net.json")).unwrap()).unwrap();
     assert_eq!(meta["format_version"], 1);
-    assert_eq!(meta["input"]["shape"], serde_json::json!([29, 9, 7]));
+    assert_eq!(meta["input"]["shape"], serde_json::json!([32, 9, 7]));
     assert_eq!(meta["policy"]["size"], 252);
     let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(d.join("export/net.samples.npz")).unwrap()).unwrap();
     let inputs: ndarray::Array4<f32> = npz.by_name("inputs.npy").unwrap();
     let logits: ndarray::Array2<f32> = npz.by_name("policy_logits.npy").unwrap();
-    assert_eq!(inputs.shape(), &[32, 29, 9, 7]);
+    assert_eq!(inputs.shape(), &[32, 32, 9, 7]);
     assert_eq!(logits.shape(), &[32, 252]);
     // The safetensors weights, loaded back into a fresh network, reproduce the samples.
     use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};

@@ -115,7 +115,7 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     let mut trainer = Trainer::new(model.init(SHAPE, &ad), optimizer(&config), ad, &model, &config, 0);
     let (games, x) = batch(16);
     let mut b = Batch {
-        inputs: ndarray::Array4::from_shape_vec((16, 29, 9, 7), x.clone()).unwrap(),
+        inputs: ndarray::Array4::from_shape_vec((16, 32, 9, 7), x.clone()).unwrap(),
         policy: ndarray::Array2::zeros((16, ACTIONS)),
         wdl: ndarray::Array2::zeros((16, 3)),
         moves_left: ndarray::Array1::from_iter((0..16).map(|i| i as f32 / 4.0)),

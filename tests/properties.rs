@@ -26,6 +26,7 @@ fn variants() -> Vec<Rules> {
                         repetition: rep,
                         no_capture_plies: [200, 0, 40][i % 3],
                         max_plies: [0, 160, 300][(i / 3) % 3],
+                        anti_chase: false, // tests/anti_chase.rs plays with it on
                     });
                 }
             }

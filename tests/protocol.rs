@@ -79,7 +79,7 @@ isready
     assert!(answers[1].starts_with("id author"));
     let options = answers.iter().take_while(|l| l.starts_with("option name") || l.starts_with("id ")).count() - 2;
     assert!(options >= 9, "{out}");
-    for key in ["Hash", "Threads", "dog_over_wolf", "rat_captures_across_shore", "elephant_takes_trapped_rat", "repetition", "no_capture_plies", "max_plies"] {
+    for key in ["Hash", "Threads", "dog_over_wolf", "rat_captures_across_shore", "elephant_takes_trapped_rat", "repetition", "no_capture_plies", "max_plies", "anti_chase"] {
         assert!(answers.iter().any(|l| l.starts_with(&format!("option name {key} type"))), "option {key}: {out}");
     }
     let rest = &answers[2 + options..];
@@ -143,4 +143,35 @@ fn terminal_play_session() {
     let (out, code) = run(&["play", "--human", "blue", "--movetime", "30"], "");
     assert_eq!(code, 0);
     assert!(out.contains("junglezero plays "), "{out}");
+}
+
+/// Twelve plies after which Red's Dog, shuffled f2-f1-f2, would enter f1 a fourth time within
+/// seven of Red's moves (Blue moves forward, so no position repeats).
+const CHASE_SHUFFLE: &str = "f2f1 a7a6 f1f2 a6a5 f2f1 a5a4 f1f2 g7g6 f2f1 g6g5 f1f2 g5g4";
+
+#[test]
+fn the_anti_chase_rules_in_the_protocol_and_in_play() {
+    let script = format!(
+        "position startpos moves {CHASE_SHUFFLE} f2f1\n\
+         setoption name anti_chase value true\n\
+         position startpos moves {CHASE_SHUFFLE} f2f1\n\
+         position startpos moves {CHASE_SHUFFLE}\n\
+         go depth 3\n\
+         isready\n"
+    );
+    let (out, code) = run(&["uci"], &script);
+    assert_eq!(code, 0);
+    // Accepted without the rule; switching it on replays the position and refuses the same
+    // move (the first error), as does setting the position again (the second).
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("info string error")).collect();
+    assert_eq!(errors.len(), 2, "{out}");
+    for e in errors {
+        assert!(e.contains("move 13 ('f2f1')") && e.contains("anti-chase rule 7-3"), "{out}");
+    }
+    let best = out.lines().find_map(|l| l.strip_prefix("bestmove ")).expect("a best move");
+    assert_ne!(best, "f2f1", "{out}");
+
+    let (out, code) = run(&["play", "--rules", "anti_chase=on", "--moves", CHASE_SHUFFLE, "--movetime", "30"], "f2f1\nquit\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("f2f1 is illegal: the anti-chase rule 7-3"), "{out}");
 }

@@ -143,3 +143,31 @@ fn depth_four_beats_a_random_mover_twenty_times() {
         assert_eq!(o.winner, Some(engine_side.player()), "game {game_no}: {o:?} after {} plies", g.ply());
     }
 }
+
+#[test]
+fn anti_chase_positions_reached_by_different_paths_share_no_table_entries() {
+    // The same position twice: after path A Red's Dog has entered f1 three times in its last
+    // six moves (7-3 forbids f2f1), after path B only once (f2f1 is legal).
+    let rules = Rules { anti_chase: true, ..Rules::default() };
+    let play = |moves: &str| {
+        let mut g = JungleGame::from_fen("7/7/r5e/7/7/7/7/5D1/T6 w", rules).unwrap();
+        for m in moves.split_whitespace() {
+            g.play_text(m).unwrap();
+        }
+        g
+    };
+    let a = play("f2f1 a7a6 f1f2 a6a5 f2f1 a5a4 f1f2 g7g6 f2f1 g6g5 f1f2 g5g4");
+    let b = play("a1a2 a7a6 f2f1 a6a5 a2a1 a5a4 f1f2 g7g6 a1a2 g6g5 a2a1 g5g4");
+    assert_eq!(a.position(), b.position());
+    let f2f1 = junglezero::jungle::parse_move("f2f1").unwrap();
+    assert!(!a.is_legal(f2f1) && b.is_legal(f2f1));
+    // A's search must come out exactly the same (move, value and node count) whether or not
+    // the table already holds B's search of the same position.
+    let config = SearchConfig { hash_mb: 64, ..SearchConfig::default() };
+    let fresh = Engine::new(&config, Eval::new(&EvalWeights::default(), rules)).search(&a, &Limits::depth(5), &mut |_| {});
+    let mut shared = Engine::new(&config, Eval::new(&EvalWeights::default(), rules));
+    shared.search(&b, &Limits::depth(5), &mut |_| {});
+    let after_b = shared.search(&a, &Limits::depth(5), &mut |_| {});
+    assert_eq!((fresh.best, fresh.value, fresh.nodes), (after_b.best, after_b.value, after_b.nodes));
+    assert_ne!(fresh.best, Some(f2f1));
+}

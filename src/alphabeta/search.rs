@@ -24,7 +24,7 @@ use crate::game::{Game, Turn};
 use crate::player::Limits;
 use crate::jungle::movegen::{self, MAX_MOVES, MoveList};
 use crate::jungle::tables::{DEN_SQUARE, NEIGHBOURS, TRAPS};
-use crate::jungle::{History, JungleGame, Move, Position, Repetition, Rules, Square};
+use crate::jungle::{History, JungleGame, Move, Position, Repetition, Rules, Square, Step};
 
 pub const MAX_PLY: usize = 96;
 
@@ -509,7 +509,9 @@ impl<'a> Searcher<'a> {
         }
         self.seldepth = self.seldepth.max(ply);
 
-        let key = pos.hash();
+        // Under the anti-chase rules the legal moves here and below depend on both sides' last
+        // moves: they are part of the key, so no other path's entry answers for this one.
+        let key = if self.rules().anti_chase { pos.hash() ^ self.hist.chase_key() } else { pos.hash() };
         let tt_hit = self.shared.tt.probe(key);
         let tt_move = tt_hit.and_then(|e| e.mv);
         if let Some(e) = tt_hit {
@@ -546,7 +548,7 @@ impl<'a> Searcher<'a> {
             {
                 let r = 3 + depth / 4 + ((static_eval - beta) / 300).min(2);
                 let child = pos.null_move();
-                self.hist.push(child.hash(), true);
+                self.hist.push(child.hash(), true, Step::NONE);
                 let v = -self.negamax(&child, depth - 1 - r, -beta, -beta + 1, ply + 1, !cut);
                 self.hist.pop();
                 if self.stopped {
@@ -583,13 +585,14 @@ impl<'a> Searcher<'a> {
             scores.swap(i, bi);
             let mv = moves[i];
             let capture = pos.is_capture(mv);
+            let step = pos.piece_at(mv.from()).map_or(Step::NONE, |p| Step::new(p.kind(), mv));
             let mut child = *pos;
             child.play_unchecked(mv);
             let score = if Self::won_by_move(&child, mv.to()) {
                 self.pv_len[ply + 1] = ply + 1;
                 WIN - (ply as i32 + 1)
             } else {
-                self.hist.push(child.hash(), capture);
+                self.hist.push(child.hash(), capture, step);
                 let threat = enemy_den_ring & mv.to().bit() != 0;
                 let new_depth = depth - 1;
                 let v = if i == 0 {
@@ -718,12 +721,13 @@ impl<'a> Searcher<'a> {
         keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0));
         for &(_, mv) in &keyed {
             let capture = pos.is_capture(mv);
+            let step = pos.piece_at(mv.from()).map_or(Step::NONE, |p| Step::new(p.kind(), mv));
             let mut child = *pos;
             child.play_unchecked(mv);
             let score = if Self::won_by_move(&child, mv.to()) {
                 WIN - (ply as i32 + 1)
             } else {
-                self.hist.push(child.hash(), capture);
+                self.hist.push(child.hash(), capture, step);
                 let v = -self.qsearch(&child, -beta, -alpha, ply + 1);
                 self.hist.pop();
                 v

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use junglezero::alphabeta::bench::BENCH_FENS;
-use junglezero::jungle::{JungleGame, Position, Rules, parse_fen, perft};
+use junglezero::jungle::{JungleGame, Rules, parse_fen, perft};
 use junglezero::nn::bench::raw_throughput;
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::nn::device::parse_device;
@@ -14,7 +14,7 @@ use crate::cli::{BenchCommand, ConfigArgs};
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
-        BenchCommand::Perft { depth, runs } => bench_perft(depth, runs),
+        BenchCommand::Perft { depth, runs, rules, moves } => bench_perft(depth, runs, rules, moves),
         BenchCommand::Mcts { sims, runs, config } => bench_mcts(sims, runs, &config),
         BenchCommand::Search { depth, hash_mb } => bench_search(depth, hash_mb),
         BenchCommand::Nn { max_batch, threads, seconds, config } => bench_nn(max_batch, threads, seconds, &config),
@@ -58,15 +58,17 @@ fn bench_mcts(sims: u32, runs: u32, args: &ConfigArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Perft from the start position on this thread, `runs` times; the best run is the figure.
-fn bench_perft(depth: u32, runs: u32) -> anyhow::Result<()> {
-    let (pos, rules) = (Position::start(), Rules::default());
+/// Perft from the start position (after `moves`, under `rules`) on this thread, `runs` times;
+/// the best run is the figure.
+fn bench_perft(depth: u32, runs: u32, rules: Option<String>, moves: Option<String>) -> anyhow::Result<()> {
+    let position = crate::cli::PositionArgs { fen: junglezero::jungle::START_FEN.into(), rules, moves };
+    let game = super::game_from_args(&position, Rules::default())?;
     let mut out = std::io::stdout().lock();
     let mut best = f64::INFINITY;
     let mut nodes = 0;
     for run in 1..=runs.max(1) {
         let start = Instant::now();
-        nodes = perft::perft(&pos, &rules, depth);
+        nodes = perft::perft_game(&game, depth);
         let secs = start.elapsed().as_secs_f64();
         best = best.min(secs);
         writeln!(out, "run {run} perft {depth} nodes {nodes} time {secs:.3} nps {}", super::perft::rate(nodes, secs))?;

@@ -28,7 +28,16 @@ pub fn game_from_args(args: &PositionArgs, base: Rules) -> anyhow::Result<Jungle
     if let Some(spec) = &args.rules {
         rules.apply_overrides(spec).context("bad --rules")?;
     }
-    Ok(JungleGame::new(pos, rules))
+    let mut game = JungleGame::new(pos, rules);
+    for (i, text) in history_moves(args).enumerate() {
+        game.play_text(text).with_context(|| format!("bad --moves: move {} '{text}'", i + 1))?;
+    }
+    Ok(game)
+}
+
+/// The moves of `--moves`, in order.
+fn history_moves(args: &PositionArgs) -> impl Iterator<Item = &str> {
+    args.moves.as_deref().unwrap_or("").split_whitespace()
 }
 
 /// The flip-game position described by `--fen` (its position string; the big game's start FEN,
@@ -38,10 +47,15 @@ pub fn flip_game_from_args(args: &PositionArgs, base: junglezero::flip::FlipRule
     if let Some(spec) = &args.rules {
         junglezero::switches::Switches::apply_overrides(&mut rules, spec).context("bad --rules for the flip game")?;
     }
-    if args.fen == junglezero::jungle::START_FEN {
-        return Ok(junglezero::flip::FlipGame::start(rules));
+    let mut game = if args.fen == junglezero::jungle::START_FEN {
+        junglezero::flip::FlipGame::start(rules)
+    } else {
+        junglezero::flip::parse_position(&args.fen, rules).with_context(|| format!("bad --fen '{}'", args.fen))?
+    };
+    for (i, text) in history_moves(args).enumerate() {
+        junglezero::flip::play_text(&mut game, text).with_context(|| format!("bad --moves: move {} '{text}'", i + 1))?;
     }
-    junglezero::flip::parse_position(&args.fen, rules).with_context(|| format!("bad --fen '{}'", args.fen))
+    Ok(game)
 }
 
 /// The config from defaults, `--config` and `--set`, with the device name checked against

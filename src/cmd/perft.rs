@@ -1,11 +1,10 @@
-//! `junglezero perft DEPTH [--game jungle|flip] [--fen] [--rules] [--divide]`
+//! `junglezero perft DEPTH [--game jungle|flip] [--fen] [--rules] [--moves] [--divide]`
 
 use std::io::Write;
 use std::time::Instant;
 
-use anyhow::Context;
-use junglezero::flip::{FlipGame, FlipRules};
-use junglezero::jungle::{Rules, START_FEN, perft};
+use junglezero::flip::FlipRules;
+use junglezero::jungle::{Rules, perft};
 
 use crate::cli::{GameKind, PerftArgs};
 
@@ -14,18 +13,17 @@ pub fn run(args: PerftArgs) -> anyhow::Result<()> {
         return run_flip(&args);
     }
     let game = super::game_from_args(&args.position, Rules::default())?;
-    let (pos, rules) = (game.position(), game.rules());
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
     let nodes = if args.divide {
-        let mut rows = perft::divide(pos, rules, args.depth);
+        let mut rows = perft::divide_game(&game, args.depth);
         rows.sort_by_key(|(m, _)| m.to_string());
         for (m, n) in &rows {
             writeln!(out, "{m} {n}")?;
         }
         if args.depth == 0 { 1 } else { rows.iter().map(|(_, n)| n).sum() }
     } else {
-        perft::perft(pos, rules, args.depth)
+        perft::perft_game(&game, args.depth)
     };
     let secs = start.elapsed().as_secs_f64();
     writeln!(out, "nodes {nodes} time {secs:.3} nps {}", rate(nodes, secs))?;
@@ -34,9 +32,7 @@ pub fn run(args: PerftArgs) -> anyhow::Result<()> {
 
 /// Perft of the flip game: a flip and what it reveals are one ply.
 fn run_flip(args: &PerftArgs) -> anyhow::Result<()> {
-    let rules: FlipRules = args.position.rules.as_deref().unwrap_or("default").parse().context("bad --rules")?;
-    let fen = args.position.fen.as_str();
-    let game = if fen == START_FEN { FlipGame::start(rules) } else { junglezero::flip::parse_position(fen, rules)? };
+    let game = super::flip_game_from_args(&args.position, FlipRules::default())?;
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
     let nodes = if args.divide {

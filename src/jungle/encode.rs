@@ -18,6 +18,9 @@
 //! | 23 | plies played / `max_plies` (0 when there is no cap) |
 //! | 24–26 | rule switches: `dog_over_wolf`, `rat_captures_across_shore`, `elephant_takes_trapped_rat` |
 //! | 27, 28 | repetition rule is `draw`, is `off` (both 0 for `forbidden`) |
+//! | 29 | rule switch `anti_chase` |
+//! | 30 | squares the anti-chase rules forbid the side to move's restricted pieces to enter |
+//! | 31 | the squares of those restricted pieces |
 //!
 //! The terrain planes are constant, but a convolutional network cannot otherwise tell a river
 //! square from land without learning it from the board edges; the progress planes tell the value
@@ -35,7 +38,7 @@ use super::state::JungleGame;
 use super::tables::{DEN, Dir, JUMP, STEP, TRAPS, WATER, direction};
 use super::types::{Kind, Move, NUM_SQUARES, Side, Square};
 
-pub const PLANES: usize = 29;
+pub const PLANES: usize = 32;
 pub const BOARD_SQUARES: usize = NUM_SQUARES;
 /// Floats per encoded position: `[PLANES, 9, 7]`.
 pub const INPUT_SIZE: usize = PLANES * BOARD_SQUARES;
@@ -61,12 +64,21 @@ fn view_dir(d: Dir, side: Side) -> Dir {
 
 /// Writes the planes of `game`'s position into `out` (`INPUT_SIZE` floats, `[plane][row][col]`).
 pub fn encode(game: &JungleGame, out: &mut [f32]) {
-    encode_parts(game.position(), game.rules(), game.history().current_reps() >= 2, out);
+    encode_parts(game.position(), game.rules(), game.history().current_reps() >= 2, chase_marks(game), out);
 }
 
-/// [`encode`] from the parts it reads: the position, the rules and whether the position has
-/// occurred before (the only thing taken from the history).
-pub fn encode_parts(pos: &Position, rules: &Rules, repeated: bool, out: &mut [f32]) {
+/// What the anti-chase planes show for `game`: the squares its restricted pieces may not
+/// enter, and where those pieces stand (both 0 when the rules are off or nothing is restricted).
+pub fn chase_marks(game: &JungleGame) -> (u64, u64) {
+    if !game.rules().anti_chase {
+        return (0, 0);
+    }
+    super::chase::restriction(game.position(), game.rules(), game.history()).marks(game.position())
+}
+
+/// [`encode`] from the parts it reads: the position, the rules, whether the position has
+/// occurred before and the anti-chase marks (the only things taken from the history).
+pub fn encode_parts(pos: &Position, rules: &Rules, repeated: bool, chase: (u64, u64), out: &mut [f32]) {
     debug_assert_eq!(out.len(), INPUT_SIZE);
     out.fill(0.0);
     let us = pos.side_to_move();
@@ -88,6 +100,8 @@ pub fn encode_parts(pos: &Position, rules: &Rules, repeated: bool, out: &mut [f3
     mark(18, TRAPS[us.flip().index()]);
     mark(19, DEN[us.index()]);
     mark(20, DEN[us.flip().index()]);
+    mark(30, chase.0);
+    mark(31, chase.1);
     let mut fill = |plane: usize, v: f32| {
         if v != 0.0 {
             out[plane * BOARD_SQUARES..(plane + 1) * BOARD_SQUARES].fill(v);
@@ -105,6 +119,7 @@ pub fn encode_parts(pos: &Position, rules: &Rules, repeated: bool, out: &mut [f3
     fill(26, f32::from(u8::from(rules.elephant_takes_trapped_rat)));
     fill(27, f32::from(u8::from(rules.repetition == Repetition::Draw)));
     fill(28, f32::from(u8::from(rules.repetition == Repetition::Off)));
+    fill(29, f32::from(u8::from(rules.anti_chase)));
 }
 
 /// The action index of a legal move of the side to move.
@@ -163,7 +178,7 @@ pub fn mirror_planes(planes: &mut [f32]) {
     }
 }
 
-/// The network's view of the big game: 29 planes over 9 × 7, four policy planes.
+/// The network's view of the big game: 32 planes over 9 × 7, four policy planes.
 pub const SHAPE: Shape = Shape { game: "jungle", rows: 9, cols: 7, planes: PLANES, policy_planes: 4 };
 
 impl Encode for JungleGame {
@@ -183,6 +198,12 @@ impl Encode for JungleGame {
         let pos = self.position();
         let rules = self.rules();
         let mut extra = u64::from(self.history().current_reps() >= 2);
+        let chase = if rules.anti_chase {
+            let (squares, pieces) = chase_marks(self);
+            mix(squares ^ pieces.rotate_left(32) ^ 1)
+        } else {
+            0
+        };
         if rules.no_capture_plies > 0 {
             extra |= u64::from(pos.halfmove()) << 1;
         }
@@ -193,8 +214,9 @@ impl Encode for JungleGame {
             | u64::from(rules.elephant_takes_trapped_rat) << 2
             | (rules.repetition as u64) << 3
             | u64::from(rules.no_capture_plies) << 5
-            | u64::from(rules.max_plies) << 21;
-        pos.hash() ^ mix(extra) ^ mix(r.wrapping_add(0x9E37_79B9))
+            | u64::from(rules.max_plies) << 21
+            | u64::from(rules.anti_chase) << 37;
+        pos.hash() ^ mix(extra) ^ mix(r.wrapping_add(0x9E37_79B9)) ^ chase
     }
 }
 

@@ -68,5 +68,8 @@ pub fn why_illegal(game: &JungleGame, mv: Move) -> String {
     if rules.repetition == Repetition::Forbidden && movegen::forbidden_by_repetition(pos, game.history(), mv) {
         return "it would bring about the same position for the third time".into();
     }
+    if let Some(rule) = super::chase::restriction(pos, rules, game.history()).rule_for(kind, to) {
+        return rule.describe().into();
+    }
     "it is not a legal move here".into()
 }

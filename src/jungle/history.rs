@@ -6,6 +6,37 @@
 //! the same side to move, and a running count of window entries that occurred at least twice:
 //! while that count is zero no move can make a third occurrence and move generation skips
 //! the check entirely.
+//!
+//! Each entry also remembers the move that led to it ([`Step`]): the anti-chase rules
+//! (`super::chase`) look back over each side's last moves.
+
+/// The move that produced a history entry: which animal moved, from where to where. The root
+/// (and a null move in search) has [`Step::NONE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Step {
+    /// `Kind::index()` of the moving animal; 255 for no move.
+    pub kind: u8,
+    pub from: u8,
+    pub to: u8,
+}
+
+impl Step {
+    pub const NONE: Step = Step { kind: 255, from: 0, to: 0 };
+
+    #[inline(always)]
+    pub fn new(kind: super::types::Kind, mv: super::types::Move) -> Step {
+        Step { kind: kind.index() as u8, from: mv.from().index() as u8, to: mv.to().index() as u8 }
+    }
+
+    #[inline(always)]
+    pub fn is_none(self) -> bool {
+        self.kind == 255
+    }
+}
+
+/// History entries search copies keep beyond the repetition window while the anti-chase rules
+/// are on: both sides' last 17 moves.
+pub const CHASE_PLIES: usize = 34;
 
 /// One position in the game, in order of play.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +48,8 @@ struct Entry {
     window: u32,
     /// Entries in `window..=self` whose `reps >= 2`.
     twice: u32,
+    /// The move that led here.
+    step: Step,
 }
 
 /// The hashes of every position of a game, the root included.
@@ -46,30 +79,56 @@ impl History {
     /// Empties the history down to a new root, keeping the allocation.
     pub fn reset(&mut self, root_hash: u64) {
         self.entries.clear();
-        self.entries.push(Entry { hash: root_hash, reps: 1, window: 0, twice: 0 });
+        self.entries.push(Entry { hash: root_hash, reps: 1, window: 0, twice: 0, step: Step::NONE });
     }
 
     /// Makes this history the part of `source` that repetition can still reach: the positions
-    /// since the last capture, renumbered from 0 (they all share one window). Counts of
-    /// occurrences and every later answer are those `source` gives.
-    pub fn copy_window_from(&mut self, source: &History) {
+    /// since the last capture, and at least the last `keep` entries (for the anti-chase rules),
+    /// renumbered from 0. Counts of occurrences and every later answer are those `source` gives.
+    pub fn copy_window_from(&mut self, source: &History, keep: usize) {
         self.entries.clear();
-        let start = source.entries.last().map_or(0, |e| e.window as usize);
-        self.entries.extend(source.entries[start..].iter().map(|e| Entry { window: 0, ..*e }));
+        let window = source.entries.last().map_or(0, |e| e.window as usize);
+        let start = window.min(source.entries.len().saturating_sub(keep));
+        self.entries.extend(
+            source.entries[start..]
+                .iter()
+                .map(|e| Entry { window: (e.window as usize).saturating_sub(start) as u32, ..*e }),
+        );
     }
 
-    /// Records the position reached by a move; `capture` starts a new window.
+    /// Records the position reached by `step`; `capture` starts a new window.
     #[inline]
-    pub fn push(&mut self, hash: u64, capture: bool) {
+    pub fn push(&mut self, hash: u64, capture: bool, step: Step) {
         let idx = self.entries.len() as u32;
         let entry = match self.entries.last() {
             Some(top) if !capture => {
                 let reps = self.occurrences(hash).saturating_add(1);
-                Entry { hash, reps, window: top.window, twice: top.twice + u32::from(reps >= 2) }
+                Entry { hash, reps, window: top.window, twice: top.twice + u32::from(reps >= 2), step }
             }
-            _ => Entry { hash, reps: 1, window: idx, twice: 0 },
+            _ => Entry { hash, reps: 1, window: idx, twice: 0, step },
         };
         self.entries.push(entry);
+    }
+
+    /// The move `back` plies ago: 0 is the move that led to the current position (the
+    /// opponent's last move), 1 the side to move's last move, and so on; `None` before the
+    /// first entry this history holds.
+    #[inline(always)]
+    pub fn step_back(&self, back: usize) -> Option<Step> {
+        let i = self.entries.len().checked_sub(1 + back)?;
+        Some(self.entries[i].step)
+    }
+
+    /// A hash of the last [`CHASE_PLIES`] moves (what the anti-chase rules can still read),
+    /// for keys of positions whose legal moves depend on them.
+    pub fn chase_key(&self) -> u64 {
+        let mut h = 0x243F_6A88_85A3_08D3u64;
+        for e in self.entries.iter().rev().take(CHASE_PLIES) {
+            let s = e.step;
+            let v = u64::from(s.kind) | u64::from(s.from) << 8 | u64::from(s.to) << 16;
+            h = (h ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+        }
+        h
     }
 
     /// Removes the last position (undo).
@@ -129,12 +188,12 @@ mod tests {
         let seq = [1u64, 2, 3, 4];
         let mut h = History::new(seq[0]);
         for ply in 1..=8 {
-            h.push(seq[ply % 4], false);
+            h.push(seq[ply % 4], false, Step::NONE);
         }
         assert_eq!(h.current_reps(), 3);
         assert!(h.may_repeat());
         // After a capture nothing earlier can recur.
-        h.push(2, true);
+        h.push(2, true, Step::NONE);
         assert_eq!(h.current_reps(), 1);
         assert!(!h.may_repeat());
         h.pop();
@@ -148,14 +207,14 @@ mod tests {
         let seq = [1u64, 2, 3, 4];
         let mut h = History::new(9);
         for ply in 1..=5 {
-            h.push(seq[ply % 4], false);
+            h.push(seq[ply % 4], false, Step::NONE);
         }
-        h.push(7, true);
+        h.push(7, true, Step::NONE);
         for ply in 1..=6 {
-            h.push(seq[ply % 4], false);
+            h.push(seq[ply % 4], false, Step::NONE);
         }
         let mut copy = History::new(0);
-        copy.copy_window_from(&h);
+        copy.copy_window_from(&h, 0);
         assert_eq!(copy.len(), 7, "the capture's entry and the six after it");
         assert_eq!(copy.current_reps(), h.current_reps());
         assert_eq!(copy.may_repeat(), h.may_repeat());
@@ -163,8 +222,8 @@ mod tests {
             assert_eq!(copy.occurrences(next), h.occurrences(next), "next position {next}");
         }
         for ply in 7..=12 {
-            h.push(seq[ply % 4], false);
-            copy.push(seq[ply % 4], false);
+            h.push(seq[ply % 4], false, Step::NONE);
+            copy.push(seq[ply % 4], false, Step::NONE);
             assert_eq!(copy.current_reps(), h.current_reps(), "ply {ply}");
             assert_eq!(copy.may_repeat(), h.may_repeat(), "ply {ply}");
         }

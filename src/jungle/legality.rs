@@ -67,4 +67,5 @@ pub fn is_legal(pos: &Position, rules: &Rules, hist: &History, mv: Move) -> bool
         }
     }
     !(rules.repetition == Repetition::Forbidden && forbidden_by_repetition(pos, hist, mv))
+        && !(rules.anti_chase && super::chase::restriction(pos, rules, hist).rule_for(piece.kind(), to).is_some())
 }

@@ -1,5 +1,6 @@
 //! The rules of Jungle: bitboard move generation, positions, history, notation and perft.
 
+pub mod chase;
 pub mod encode;
 pub mod explain;
 pub mod history;
@@ -14,7 +15,8 @@ pub mod tables;
 pub mod trainable;
 pub mod types;
 
-pub use history::History;
+pub use chase::{ChaseRule, Restriction};
+pub use history::{History, Step};
 pub use movegen::{MAX_MOVES, MoveList};
 pub use notation::{FenError, MoveTextError, START_FEN, diagram, fen, parse_fen, parse_move};
 pub use position::Position;

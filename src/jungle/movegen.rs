@@ -11,6 +11,7 @@
 
 use arrayvec::ArrayVec;
 
+use super::chase;
 use super::history::History;
 use super::position::Position;
 use super::rules::{Repetition, Rules};
@@ -157,7 +158,8 @@ fn repetition_matters(rules: &Rules, hist: &History) -> bool {
 }
 
 /// All legal moves: pseudo-legal moves minus those that would bring about a position for the
-/// third time under `repetition = forbidden`. `hist` must end with `pos`.
+/// third time under `repetition = forbidden`, and those the anti-chase rules forbid when they
+/// are on. `hist` must end with `pos`.
 #[inline]
 pub fn legal_moves(pos: &Position, rules: &Rules, hist: &History, out: &mut MoveList) {
     out.clear();
@@ -165,12 +167,18 @@ pub fn legal_moves(pos: &Position, rules: &Rules, hist: &History, out: &mut Move
     if repetition_matters(rules, hist) {
         out.retain(|m| !forbidden_by_repetition(pos, hist, *m));
     }
+    if rules.anti_chase {
+        let r = chase::restriction(pos, rules, hist);
+        if !r.is_empty() {
+            out.retain(|m| !r.forbids(pos, *m));
+        }
+    }
 }
 
 /// Number of legal moves (see [`legal_moves`]).
 #[inline]
 pub fn count_legal(pos: &Position, rules: &Rules, hist: &History) -> u32 {
-    if repetition_matters(rules, hist) {
+    if repetition_matters(rules, hist) || (rules.anti_chase && !chase::restriction(pos, rules, hist).is_empty()) {
         let mut list = MoveList::new();
         legal_moves(pos, rules, hist, &mut list);
         list.len() as u32

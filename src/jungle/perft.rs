@@ -6,7 +6,9 @@
 //! position without legal moves contributes nothing. The last ply is counted without being
 //! played; the repetition rule still applies to it through [`movegen::count_legal`].
 
-use super::history::History;
+use super::history::{History, Step};
+use super::state::JungleGame;
+use crate::game::{Game, Turn};
 use super::movegen::{self, MoveList};
 use super::position::Position;
 use super::rules::{Repetition, Rules};
@@ -42,8 +44,9 @@ fn perft_rec(pos: &Position, rules: &Rules, hist: &mut History, depth: u32) -> u
     let mut nodes = 0;
     for &mv in &moves {
         let mut child = *pos;
+        let step = step_of(pos, mv);
         let captured = child.play_unchecked(mv);
-        hist.push(child.hash(), captured.is_some());
+        hist.push(child.hash(), captured.is_some(), step);
         if !ends_game(&child, rules, hist, mv) {
             nodes += perft_rec(&child, rules, hist, depth - 1);
         }
@@ -63,18 +66,39 @@ pub fn perft(pos: &Position, rules: &Rules, depth: u32) -> u64 {
 /// perft split by root move: `(move, count)` for each legal root move. Empty for depth 0 or a
 /// finished root.
 pub fn divide(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64)> {
-    let mut hist = History::new(pos.hash());
     if depth == 0 || root_is_over(pos, rules) {
         return Vec::new();
     }
+    divide_from(pos, rules, History::new(pos.hash()), depth)
+}
+
+/// perft(depth) from a game's current position with its history (the repetition and
+/// anti-chase rules read the moves played before it).
+pub fn perft_game(game: &JungleGame, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    divide_game(game, depth).iter().map(|(_, n)| n).sum()
+}
+
+/// [`divide`] from a game's current position with its history; empty when the game is over.
+pub fn divide_game(game: &JungleGame, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 || matches!(game.turn(), Turn::Over(_)) {
+        return Vec::new();
+    }
+    divide_from(game.position(), game.rules(), game.history().clone(), depth)
+}
+
+fn divide_from(pos: &Position, rules: &Rules, mut hist: History, depth: u32) -> Vec<(Move, u64)> {
     let mut moves = MoveList::new();
     movegen::legal_moves(pos, rules, &hist, &mut moves);
     moves
         .iter()
         .map(|&mv| {
             let mut child = *pos;
+            let step = step_of(pos, mv);
             let captured = child.play_unchecked(mv);
-            hist.push(child.hash(), captured.is_some());
+            hist.push(child.hash(), captured.is_some(), step);
             let n = if depth == 1 {
                 1
             } else if ends_game(&child, rules, &hist, mv) {
@@ -86,4 +110,10 @@ pub fn divide(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64)> {
             (mv, n)
         })
         .collect()
+}
+
+/// The history step of `mv` played in `pos`.
+#[inline(always)]
+fn step_of(pos: &Position, mv: Move) -> Step {
+    pos.piece_at(mv.from()).map_or(Step::NONE, |p| Step::new(p.kind(), mv))
 }

@@ -67,6 +67,8 @@ pub struct Rules {
     pub no_capture_plies: u16,
     /// Hard cap on game length in plies (self-play and matches); 0 disables.
     pub max_plies: u16,
+    /// The online-play anti-chase rules 7-3 and 17-5 (README "The anti-chase rules").
+    pub anti_chase: bool,
 }
 
 impl Default for Rules {
@@ -78,6 +80,7 @@ impl Default for Rules {
             repetition: Repetition::Forbidden,
             no_capture_plies: 200,
             max_plies: 0,
+            anti_chase: false,
         }
     }
 }
@@ -102,13 +105,14 @@ fn parse_count(key: &str, value: &str) -> Result<u16, RulesError> {
 }
 
 impl Rules {
-    pub const KEYS: [&'static str; 6] = [
+    pub const KEYS: [&'static str; 7] = [
         "dog_over_wolf",
         "rat_captures_across_shore",
         "elephant_takes_trapped_rat",
         "repetition",
         "no_capture_plies",
         "max_plies",
+        "anti_chase",
     ];
 
     /// The rank of an animal under these rules (1 = Rat … 8 = Elephant).
@@ -127,6 +131,7 @@ impl Rules {
             "repetition" => self.repetition = value.parse()?,
             "no_capture_plies" => self.no_capture_plies = parse_count(key, value)?,
             "max_plies" => self.max_plies = parse_count(key, value)?,
+            "anti_chase" => self.anti_chase = parse_switch(key, value)?,
             other => return Err(RulesError::UnknownKey { key: other.into() }),
         }
         Ok(())
@@ -147,6 +152,7 @@ impl Rules {
             "repetition" => self.repetition.name().to_string(),
             "no_capture_plies" => self.no_capture_plies.to_string(),
             "max_plies" => self.max_plies.to_string(),
+            "anti_chase" => onoff(self.anti_chase),
             _ => return None,
         })
     }

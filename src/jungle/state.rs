@@ -1,6 +1,6 @@
 //! A Jungle game in progress: position, rules, history and the end-of-game rules.
 
-use super::history::History;
+use super::history::{CHASE_PLIES, History, Step};
 use super::movegen::{self, MoveList};
 use super::notation::{self, FenError, MoveTextError};
 use super::position::Position;
@@ -151,8 +151,9 @@ impl JungleGame {
     #[inline]
     pub fn play_move_unchecked(&mut self, mv: Move) {
         debug_assert!(self.is_legal(mv), "illegal move {mv} in {}", notation::fen(&self.pos));
+        let kind = self.pos.piece_at(mv.from()).map_or(super::types::Kind::Rat, |p| p.kind());
         let captured = self.pos.play_unchecked(mv);
-        self.history.push(self.pos.hash(), captured.is_some());
+        self.history.push(self.pos.hash(), captured.is_some(), Step::new(kind, mv));
         self.moves.push(mv);
         self.turn = self.compute_turn();
     }
@@ -238,13 +239,13 @@ impl Game for JungleGame {
     }
 
     /// The position, the rules and the history since the last capture (all repetition can
-    /// still reach). The copy's root is `source`'s current position and its move list starts
+    /// still reach), and both sides' last 17 moves while the anti-chase rules are on. The copy's root is `source`'s current position and its move list starts
     /// empty: it serves search, which only plays forward (`undo` on it would replay from that
     /// root without the earlier positions).
     fn copy_for_search(&mut self, source: &Self) {
         self.pos = source.pos;
         self.rules = source.rules;
-        self.history.copy_window_from(&source.history);
+        self.history.copy_window_from(&source.history, if source.rules.anti_chase { CHASE_PLIES } else { 0 });
         self.root = source.pos;
         self.moves.clear();
         self.turn = source.turn;

@@ -1,17 +1,19 @@
 //! Jungle as a [`Trainable`] game: records start from a FEN, samples keep the position and
 //! its repetition flag.
 
-use super::encode::{encode_parts, mirror_action, try_action_index};
+use super::encode::{chase_marks, encode_parts, mirror_action, try_action_index};
 use super::notation::{fen, parse_fen};
 use super::{JungleGame, Move, Position, Rules};
 use crate::game::{Game, Seat, Turn};
 use crate::trainable::Trainable;
 
-/// A Jungle training position: the position and whether it had occurred before in its game.
+/// A Jungle training position: the position, whether it had occurred before in its game, and
+/// what the anti-chase rules forbid in it (`encode::chase_marks`).
 #[derive(Clone, Copy, Debug)]
 pub struct JungleSnapshot {
     pub pos: Position,
     pub repeated: bool,
+    pub chase: (u64, u64),
 }
 
 impl Trainable for JungleGame {
@@ -55,11 +57,11 @@ impl Trainable for JungleGame {
     }
 
     fn snapshot(&self) -> JungleSnapshot {
-        JungleSnapshot { pos: *self.position(), repeated: self.history().current_reps() >= 2 }
+        JungleSnapshot { pos: *self.position(), repeated: self.history().current_reps() >= 2, chase: chase_marks(self) }
     }
 
     fn encode_snapshot(s: &JungleSnapshot, rules: &Rules, out: &mut [f32]) {
-        encode_parts(&s.pos, rules, s.repeated, out);
+        encode_parts(&s.pos, rules, s.repeated, s.chase, out);
     }
 
     fn mirror_action(action: usize) -> usize {

@@ -76,6 +76,7 @@ impl Options {
             format!("option name repetition type combo default {} var forbidden var draw var off", Repetition::default().name()),
             format!("option name no_capture_plies type spin default {} min 0 max 65535", d.no_capture_plies),
             format!("option name max_plies type spin default {} min 0 max 65535", d.max_plies),
+            check("anti_chase", d.anti_chase),
         ]
     }
 

@@ -2,7 +2,8 @@
 //!
 //! It shares nothing with the engine but the public `Position::piece_at` accessor: terrain is
 //! spelled out by square names, moves are found by walking a grid, and repetitions are counted
-//! by comparing board strings.
+//! by comparing board strings. The anti-chase rules 7-3 and 17-5 (README "The anti-chase
+//! rules") are read off a plain log of the moves played since the referee was created.
 
 use junglezero::jungle::{Position, Rules, Side, Square};
 use junglezero::jungle::Repetition;
@@ -41,6 +42,12 @@ fn trap_of(side: Side, f: i32, r: i32) -> bool {
         Side::Red => named(&["c1", "e1", "d2"], f, r),
         Side::Blue => named(&["c9", "e9", "d8"], f, r),
     }
+}
+
+/// Any of the six trap squares, the own and the enemy's (what "entering a trap" means for the
+/// anti-chase rules).
+pub fn any_trap(f: i32, r: i32) -> bool {
+    trap_of(Side::Red, f, r) || trap_of(Side::Blue, f, r)
 }
 
 fn rank_of(letter: char, rules: &Rules) -> u8 {
@@ -167,8 +174,12 @@ pub fn text(m: ((i32, i32), (i32, i32))) -> String {
     format!("{}{}{}{}", (b'a' + ff as u8) as char, fr + 1, (b'a' + tf as u8) as char, tr + 1)
 }
 
-/// The slow referee's view of a game: the grid, side to move, counters and the keys of the
-/// positions since the last capture (current one included).
+/// One move of the referee's log: the side that moved, the piece's upper-case letter, the
+/// square it left and the square it entered, as (file, rank) with rank 0 = rank 1.
+pub type Logged = (Side, char, (i32, i32), (i32, i32));
+
+/// The slow referee's view of a game: the grid, side to move, counters, the keys of the
+/// positions since the last capture (current one included) and every move since creation.
 #[derive(Clone)]
 pub struct Referee {
     pub grid: Grid,
@@ -177,6 +188,9 @@ pub struct Referee {
     pub ply: u32,
     pub window: Vec<String>,
     pub rules: Rules,
+    /// Every move played since the referee was created, oldest first (captures included: they
+    /// reset nothing for the anti-chase rules).
+    pub log: Vec<Logged>,
 }
 
 /// Result as (winner side or None for a draw, reason name).
@@ -186,7 +200,15 @@ impl Referee {
     pub fn new(pos: &Position, rules: Rules) -> Referee {
         let grid = grid(pos);
         let side = pos.side_to_move();
-        Referee { grid, side, halfmove: pos.halfmove() as u32, ply: pos.ply(), window: vec![key(&grid, side)], rules }
+        Referee {
+            grid,
+            side,
+            halfmove: pos.halfmove() as u32,
+            ply: pos.ply(),
+            window: vec![key(&grid, side)],
+            rules,
+            log: Vec::new(),
+        }
     }
 
     /// Legal moves as text, sorted.
@@ -201,10 +223,134 @@ impl Referee {
                 let k = key(&n, self.side.flip());
                 self.window.iter().filter(|w| **w == k).count() < 2
             })
+            .filter(|&m| !self.rules.anti_chase || self.anti_chase_rules(m).is_empty())
             .map(text)
             .collect();
         v.sort();
         v
+    }
+
+    /// The moves of the side to move, oldest first (its own moves only).
+    fn own_moves(&self) -> Vec<Logged> {
+        self.log.iter().filter(|e| e.0 == self.side).copied().collect()
+    }
+
+    /// Whether the piece standing on `at` (the side to move's) is being chased: the opponent's
+    /// last move took a piece to a square from which that piece could capture the one on `at`
+    /// with a step or a jump, by the capture rules alone (repetition and the anti-chase rules
+    /// play no part). Nothing is known before the referee's creation.
+    pub fn chased(&self, at: (i32, i32)) -> bool {
+        let Some(&(side, _, _, to)) = self.log.last() else { return false };
+        if side == self.side {
+            return false;
+        }
+        pseudo_moves(&self.grid, side, &self.rules).iter().any(|&(f, t)| f == to && t == at)
+    }
+
+    /// Rule 7-3 for the pseudo-move `m` of the side to move: the piece already entered the
+    /// target three times in the side's previous six moves, none of those six nor the candidate
+    /// enters a trap, and (when `honour_chase`) the piece is not being chased.
+    fn seven_three(&self, m: ((i32, i32), (i32, i32)), honour_chase: bool) -> bool {
+        let (from, to) = m;
+        let Some((_, letter)) = self.grid[from.1 as usize][from.0 as usize] else { return false };
+        let own = self.own_moves();
+        let start = own.len().saturating_sub(6);
+        let previous6 = &own[start..];
+        let entries = previous6.iter().filter(|e| e.1 == letter && e.3 == to).count();
+        if entries < 3 {
+            return false;
+        }
+        if any_trap(to.0, to.1) || previous6.iter().any(|&(_, _, _, (f, r))| any_trap(f, r)) {
+            return false;
+        }
+        if honour_chase && self.chased(from) {
+            return false;
+        }
+        true
+    }
+
+    /// Rule 17-5 for the pseudo-move `m` of the side to move: the side's previous 17 moves all
+    /// moved this piece, the squares it stood on during them (the first one's start and every
+    /// destination) are at most five, none of the 17 entered a trap, and `m` goes to one of them.
+    fn seventeen_five(&self, m: ((i32, i32), (i32, i32))) -> bool {
+        let (from, to) = m;
+        let Some((_, letter)) = self.grid[from.1 as usize][from.0 as usize] else { return false };
+        let own = self.own_moves();
+        if own.len() < 17 {
+            return false;
+        }
+        let last17 = &own[own.len() - 17..];
+        if last17.iter().any(|e| e.1 != letter) {
+            return false;
+        }
+        if last17.iter().any(|&(_, _, _, (f, r))| any_trap(f, r)) {
+            return false;
+        }
+        let mut squares: Vec<(i32, i32)> = vec![last17[0].2];
+        for e in last17 {
+            if !squares.contains(&e.3) {
+                squares.push(e.3);
+            }
+        }
+        squares.len() <= 5 && squares.contains(&to)
+    }
+
+    /// The anti-chase rules ("7-3", "17-5") that forbid the pseudo-move `m` of the side to move,
+    /// whether or not the switch is on.
+    pub fn anti_chase_rules(&self, m: ((i32, i32), (i32, i32))) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.seven_three(m, true) {
+            out.push("7-3");
+        }
+        if self.seventeen_five(m) {
+            out.push("17-5");
+        }
+        out
+    }
+
+    /// The pseudo-move of the side to move written `mv`, if there is one.
+    pub fn find(&self, mv: &str) -> Option<((i32, i32), (i32, i32))> {
+        pseudo_moves(&self.grid, self.side, &self.rules).into_iter().find(|&m| text(m) == mv)
+    }
+
+    /// The anti-chase rules that forbid `mv` (empty when the switch is off or `mv` is no move).
+    pub fn forbidden_by(&self, mv: &str) -> Vec<&'static str> {
+        if !self.rules.anti_chase {
+            return Vec::new();
+        }
+        self.find(mv).map(|m| self.anti_chase_rules(m)).unwrap_or_default()
+    }
+
+    /// For every pseudo-move of the side to move (repetition not applied): its text, the
+    /// anti-chase rules that forbid it, and whether only the chase exemption saves it from 7-3.
+    pub fn anti_chase_report(&self) -> Vec<(String, Vec<&'static str>, bool)> {
+        pseudo_moves(&self.grid, self.side, &self.rules)
+            .into_iter()
+            .map(|m| (text(m), self.anti_chase_rules(m), self.seven_three(m, false) && !self.seven_three(m, true)))
+            .collect()
+    }
+
+    /// perft with the referee's history: legal move sequences of `depth` plies. A move that ends
+    /// the game counts at the last ply and has no successors otherwise; a finished root counts 0.
+    pub fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        if self.verdict().is_some() {
+            return 0;
+        }
+        let moves = self.legal();
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        moves
+            .iter()
+            .map(|m| {
+                let mut child = self.clone();
+                child.play(m);
+                child.perft(depth - 1)
+            })
+            .sum()
     }
 
     pub fn play(&mut self, mv: &str) {
@@ -212,6 +358,9 @@ impl Referee {
             .into_iter()
             .find(|&m| text(m) == mv)
             .unwrap_or_else(|| panic!("referee: {mv} is not a move"));
+        let ((ff, fr), _) = m;
+        let letter = self.grid[fr as usize][ff as usize].expect("a piece on the from square").1;
+        self.log.push((self.side, letter, m.0, m.1));
         let (n, capture) = apply(&self.grid, m);
         self.grid = n;
         self.side = self.side.flip();
