@@ -284,6 +284,15 @@ impl<'a> Searcher<'a> {
         &self.shared.rules
     }
 
+    /// The history step of `mv` in `pos` (read only by the anti-chase rules).
+    #[inline(always)]
+    fn step_of(&self, pos: &Position, mv: Move) -> Step {
+        match pos.piece_at(mv.from()) {
+            Some(p) if self.rules().anti_chase => Step::new(p.kind(), mv),
+            _ => Step::NONE,
+        }
+    }
+
     /// Checks the stop flag and the limits every 1024 nodes.
     #[inline]
     fn poll(&mut self) -> bool {
@@ -585,7 +594,7 @@ impl<'a> Searcher<'a> {
             scores.swap(i, bi);
             let mv = moves[i];
             let capture = pos.is_capture(mv);
-            let step = pos.piece_at(mv.from()).map_or(Step::NONE, |p| Step::new(p.kind(), mv));
+            let step = self.step_of(pos, mv);
             let mut child = *pos;
             child.play_unchecked(mv);
             let score = if Self::won_by_move(&child, mv.to()) {
@@ -721,7 +730,7 @@ impl<'a> Searcher<'a> {
         keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0));
         for &(_, mv) in &keyed {
             let capture = pos.is_capture(mv);
-            let step = pos.piece_at(mv.from()).map_or(Step::NONE, |p| Step::new(p.kind(), mv));
+            let step = self.step_of(pos, mv);
             let mut child = *pos;
             child.play_unchecked(mv);
             let score = if Self::won_by_move(&child, mv.to()) {

@@ -130,6 +130,10 @@ pub fn restriction(pos: &Position, rules: &Rules, hist: &History) -> Restriction
     if !rules.anti_chase {
         return r;
     }
+    let (seven_three, seventeen_five) = hist.chase_possible();
+    if !(seven_three || seventeen_five) {
+        return r;
+    }
     let us = pos.side_to_move();
     // Our moves, newest first: plies 1, 3, 5, ... back.
     let own = |i: usize| hist.step_back(2 * i + 1);
@@ -137,7 +141,7 @@ pub fn restriction(pos: &Position, rules: &Rules, hist: &History) -> Restriction
     // 7-3: some animal entered one square three times in our previous six moves.
     let mut window = [Step::NONE; SEVEN_BACK];
     let mut n = 0;
-    while n < SEVEN_BACK {
+    while seven_three && n < SEVEN_BACK {
         match own(n) {
             Some(s) => window[n] = s,
             None => break,
@@ -162,6 +166,9 @@ pub fn restriction(pos: &Position, rules: &Rules, hist: &History) -> Restriction
     }
 
     // 17-5: our previous 17 moves all moved one animal, within five squares, no trap entered.
+    if !seventeen_five {
+        return r;
+    }
     let Some(first) = own(0) else { return r };
     if first.is_none() || own(SEVENTEEN - 1).is_none() {
         return r;

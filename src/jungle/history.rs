@@ -11,7 +11,8 @@
 //! (`super::chase`) look back over each side's last moves.
 
 /// The move that produced a history entry: which animal moved, from where to where. The root
-/// (and a null move in search) has [`Step::NONE`].
+/// (a null move in search, and every move of a game played without the anti-chase rules) has
+/// [`Step::NONE`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Step {
     /// `Kind::index()` of the moving animal; 255 for no move.
@@ -50,36 +51,53 @@ struct Entry {
     twice: u32,
     /// The move that led here.
     step: Step,
+    /// Consecutive moves of the same animal by this entry's mover, this one included (0 for
+    /// no move): the 17-5 rule needs 17.
+    run: u8,
+    /// 1 + the index of the latest move by this entry's mover, at or before this one, that
+    /// entered its square for the third time within that side's six moves ending there (0:
+    /// none): the 7-3 rule can only forbid something while such a move is among the last six.
+    triple: u32,
 }
 
 /// The hashes of every position of a game, the root included.
 #[derive(Debug, Default)]
 pub struct History {
     entries: Vec<Entry>,
+    /// Whether `push` keeps the anti-chase counts (`run`, `triple`); off, they stay 0.
+    chase: bool,
 }
 
 impl Clone for History {
     fn clone(&self) -> Self {
-        History { entries: self.entries.clone() }
+        History { entries: self.entries.clone(), chase: self.chase }
     }
 
     fn clone_from(&mut self, source: &Self) {
         self.entries.clone_from(&source.entries);
+        self.chase = source.chase;
     }
 }
 
 impl History {
     /// A history holding only the root position (which counts as its first occurrence).
     pub fn new(root_hash: u64) -> History {
-        let mut h = History { entries: Vec::with_capacity(256) };
+        let mut h = History { entries: Vec::with_capacity(256), chase: false };
         h.reset(root_hash);
         h
+    }
+
+    /// The same history keeping the counts the anti-chase rules need from now on (`on`), or
+    /// not (the default: pushing is then a little cheaper). Set it before the first move.
+    pub fn with_chase(mut self, on: bool) -> History {
+        self.chase = on;
+        self
     }
 
     /// Empties the history down to a new root, keeping the allocation.
     pub fn reset(&mut self, root_hash: u64) {
         self.entries.clear();
-        self.entries.push(Entry { hash: root_hash, reps: 1, window: 0, twice: 0, step: Step::NONE });
+        self.entries.push(Entry { hash: root_hash, reps: 1, window: 0, twice: 0, step: Step::NONE, run: 0, triple: 0 });
     }
 
     /// Makes this history the part of `source` that repetition can still reach: the positions
@@ -87,27 +105,67 @@ impl History {
     /// renumbered from 0. Counts of occurrences and every later answer are those `source` gives.
     pub fn copy_window_from(&mut self, source: &History, keep: usize) {
         self.entries.clear();
+        self.chase = source.chase;
         let window = source.entries.last().map_or(0, |e| e.window as usize);
         let start = window.min(source.entries.len().saturating_sub(keep));
         self.entries.extend(
             source.entries[start..]
                 .iter()
-                .map(|e| Entry { window: (e.window as usize).saturating_sub(start) as u32, ..*e }),
+                .map(|e| Entry {
+                    window: (e.window as usize).saturating_sub(start) as u32,
+                    triple: e.triple.saturating_sub(start as u32),
+                    ..*e
+                }),
         );
     }
 
     /// Records the position reached by `step`; `capture` starts a new window.
     #[inline]
     pub fn push(&mut self, hash: u64, capture: bool, step: Step) {
-        let idx = self.entries.len() as u32;
+        let idx = self.entries.len();
+        let (run, triple) = if self.chase { self.chase_counts(idx, step) } else { (0, 0) };
         let entry = match self.entries.last() {
             Some(top) if !capture => {
                 let reps = self.occurrences(hash).saturating_add(1);
-                Entry { hash, reps, window: top.window, twice: top.twice + u32::from(reps >= 2), step }
+                Entry { hash, reps, window: top.window, twice: top.twice + u32::from(reps >= 2), step, run, triple }
             }
-            _ => Entry { hash, reps: 1, window: idx, twice: 0, step },
+            _ => Entry { hash, reps: 1, window: idx as u32, twice: 0, step, run, triple },
         };
         self.entries.push(entry);
+    }
+
+    /// `run` and `triple` of a new entry at `idx` made by `step` (see [`Entry`]).
+    #[inline(always)]
+    fn chase_counts(&self, idx: usize, step: Step) -> (u8, u32) {
+        let prev = idx.checked_sub(2).map(|i| &self.entries[i]);
+        let carried = prev.map_or(0, |p| p.triple);
+        if step.is_none() {
+            return (0, carried);
+        }
+        let run = match prev {
+            Some(p) if p.step.kind == step.kind => p.run.saturating_add(1),
+            _ => 1,
+        };
+        let mut entered = 1;
+        let mut i = idx;
+        for _ in 0..5 {
+            match i.checked_sub(2) {
+                Some(j) => i = j,
+                None => break,
+            }
+            let s = self.entries[i].step;
+            entered += u32::from(s.kind == step.kind && s.to == step.to);
+        }
+        (run, if entered >= 3 { idx as u32 + 1 } else { carried })
+    }
+
+    /// Whether the anti-chase rules can restrict the side to move: (7-3, 17-5). Cheap
+    /// necessary conditions; `super::chase` decides.
+    #[inline(always)]
+    pub fn chase_possible(&self) -> (bool, bool) {
+        let n = self.entries.len();
+        let Some(own) = n.checked_sub(2).map(|i| &self.entries[i]) else { return (false, false) };
+        (own.triple > 0 && own.triple as usize + 11 >= n, own.run >= 17)
     }
 
     /// The move `back` plies ago: 0 is the move that led to the current position (the

@@ -157,6 +157,12 @@ fn repetition_matters(rules: &Rules, hist: &History) -> bool {
     rules.repetition == Repetition::Forbidden && hist.may_repeat()
 }
 
+/// Whether the anti-chase rules may forbid a move here (so the cheap paths can skip them).
+#[inline(always)]
+fn chase_matters(rules: &Rules, hist: &History) -> bool {
+    rules.anti_chase && hist.chase_possible() != (false, false)
+}
+
 /// All legal moves: pseudo-legal moves minus those that would bring about a position for the
 /// third time under `repetition = forbidden`, and those the anti-chase rules forbid when they
 /// are on. `hist` must end with `pos`.
@@ -167,7 +173,7 @@ pub fn legal_moves(pos: &Position, rules: &Rules, hist: &History, out: &mut Move
     if repetition_matters(rules, hist) {
         out.retain(|m| !forbidden_by_repetition(pos, hist, *m));
     }
-    if rules.anti_chase {
+    if chase_matters(rules, hist) {
         let r = chase::restriction(pos, rules, hist);
         if !r.is_empty() {
             out.retain(|m| !r.forbids(pos, *m));
@@ -178,7 +184,9 @@ pub fn legal_moves(pos: &Position, rules: &Rules, hist: &History, out: &mut Move
 /// Number of legal moves (see [`legal_moves`]).
 #[inline]
 pub fn count_legal(pos: &Position, rules: &Rules, hist: &History) -> u32 {
-    if repetition_matters(rules, hist) || (rules.anti_chase && !chase::restriction(pos, rules, hist).is_empty()) {
+    if repetition_matters(rules, hist)
+        || (chase_matters(rules, hist) && !chase::restriction(pos, rules, hist).is_empty())
+    {
         let mut list = MoveList::new();
         legal_moves(pos, rules, hist, &mut list);
         list.len() as u32

@@ -44,7 +44,7 @@ fn perft_rec(pos: &Position, rules: &Rules, hist: &mut History, depth: u32) -> u
     let mut nodes = 0;
     for &mv in &moves {
         let mut child = *pos;
-        let step = step_of(pos, mv);
+        let step = step_of(pos, rules, mv);
         let captured = child.play_unchecked(mv);
         hist.push(child.hash(), captured.is_some(), step);
         if !ends_game(&child, rules, hist, mv) {
@@ -69,7 +69,7 @@ pub fn divide(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64)> {
     if depth == 0 || root_is_over(pos, rules) {
         return Vec::new();
     }
-    divide_from(pos, rules, History::new(pos.hash()), depth)
+    divide_from(pos, rules, History::new(pos.hash()).with_chase(rules.anti_chase), depth)
 }
 
 /// perft(depth) from a game's current position with its history (the repetition and
@@ -96,7 +96,7 @@ fn divide_from(pos: &Position, rules: &Rules, mut hist: History, depth: u32) -> 
         .iter()
         .map(|&mv| {
             let mut child = *pos;
-            let step = step_of(pos, mv);
+            let step = step_of(pos, rules, mv);
             let captured = child.play_unchecked(mv);
             hist.push(child.hash(), captured.is_some(), step);
             let n = if depth == 1 {
@@ -112,8 +112,11 @@ fn divide_from(pos: &Position, rules: &Rules, mut hist: History, depth: u32) -> 
         .collect()
 }
 
-/// The history step of `mv` played in `pos`.
+/// The history step of `mv` played in `pos` (only the anti-chase rules read it).
 #[inline(always)]
-fn step_of(pos: &Position, mv: Move) -> Step {
+fn step_of(pos: &Position, rules: &Rules, mv: Move) -> Step {
+    if !rules.anti_chase {
+        return Step::NONE;
+    }
     pos.piece_at(mv.from()).map_or(Step::NONE, |p| Step::new(p.kind(), mv))
 }

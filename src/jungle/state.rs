@@ -65,7 +65,7 @@ impl JungleGame {
         let mut g = JungleGame {
             pos: root,
             rules,
-            history: History::new(root.hash()),
+            history: History::new(root.hash()).with_chase(rules.anti_chase),
             root,
             moves: Vec::with_capacity(256),
             turn: Turn::Player(root.side_to_move().player()),
@@ -151,9 +151,13 @@ impl JungleGame {
     #[inline]
     pub fn play_move_unchecked(&mut self, mv: Move) {
         debug_assert!(self.is_legal(mv), "illegal move {mv} in {}", notation::fen(&self.pos));
-        let kind = self.pos.piece_at(mv.from()).map_or(super::types::Kind::Rat, |p| p.kind());
+        // Only the anti-chase rules read the steps; without them the history skips the lookup.
+        let step = match self.pos.piece_at(mv.from()) {
+            Some(p) if self.rules.anti_chase => Step::new(p.kind(), mv),
+            _ => Step::NONE,
+        };
         let captured = self.pos.play_unchecked(mv);
-        self.history.push(self.pos.hash(), captured.is_some(), Step::new(kind, mv));
+        self.history.push(self.pos.hash(), captured.is_some(), step);
         self.moves.push(mv);
         self.turn = self.compute_turn();
     }
