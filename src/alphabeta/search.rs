@@ -284,14 +284,6 @@ impl<'a> Searcher<'a> {
         &self.shared.rules
     }
 
-    /// The history step of `mv` in `pos` (read only by the anti-chase rules).
-    #[inline(always)]
-    fn step_of(&self, pos: &Position, mv: Move) -> Step {
-        match pos.piece_at(mv.from()) {
-            Some(p) if self.rules().anti_chase => Step::new(p.kind(), mv),
-            _ => Step::NONE,
-        }
-    }
 
     /// Checks the stop flag and the limits every 1024 nodes.
     #[inline]
@@ -594,7 +586,7 @@ impl<'a> Searcher<'a> {
             scores.swap(i, bi);
             let mv = moves[i];
             let capture = pos.is_capture(mv);
-            let step = self.step_of(pos, mv);
+            let step = crate::jungle::chase::step_of(pos, self.rules(), mv);
             let mut child = *pos;
             child.play_unchecked(mv);
             let score = if Self::won_by_move(&child, mv.to()) {
@@ -730,7 +722,7 @@ impl<'a> Searcher<'a> {
         keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0));
         for &(_, mv) in &keyed {
             let capture = pos.is_capture(mv);
-            let step = self.step_of(pos, mv);
+            let step = crate::jungle::chase::step_of(pos, self.rules(), mv);
             let mut child = *pos;
             child.play_unchecked(mv);
             let score = if Self::won_by_move(&child, mv.to()) {

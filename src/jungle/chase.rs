@@ -94,6 +94,16 @@ impl Restriction {
     }
 }
 
+/// The history step of `mv` played in `pos`: [`Step::NONE`] unless the anti-chase rules are
+/// on (nothing else reads steps, so games without them skip the lookup).
+#[inline(always)]
+pub fn step_of(pos: &Position, rules: &Rules, mv: Move) -> Step {
+    match pos.piece_at(mv.from()) {
+        Some(p) if rules.anti_chase => Step::new(p.kind(), mv),
+        _ => Step::NONE,
+    }
+}
+
 /// Moves of one side the 7-3 window reads (the candidate's six predecessors).
 const SEVEN_BACK: usize = 6;
 /// Moves of one side the 17-5 rule reads.

@@ -6,7 +6,8 @@
 //! position without legal moves contributes nothing. The last ply is counted without being
 //! played; the repetition rule still applies to it through [`movegen::count_legal`].
 
-use super::history::{History, Step};
+use super::chase;
+use super::history::History;
 use super::state::JungleGame;
 use crate::game::{Game, Turn};
 use super::movegen::{self, MoveList};
@@ -44,7 +45,7 @@ fn perft_rec(pos: &Position, rules: &Rules, hist: &mut History, depth: u32) -> u
     let mut nodes = 0;
     for &mv in &moves {
         let mut child = *pos;
-        let step = step_of(pos, rules, mv);
+        let step = chase::step_of(pos, rules, mv);
         let captured = child.play_unchecked(mv);
         hist.push(child.hash(), captured.is_some(), step);
         if !ends_game(&child, rules, hist, mv) {
@@ -96,7 +97,7 @@ fn divide_from(pos: &Position, rules: &Rules, mut hist: History, depth: u32) -> 
         .iter()
         .map(|&mv| {
             let mut child = *pos;
-            let step = step_of(pos, rules, mv);
+            let step = chase::step_of(pos, rules, mv);
             let captured = child.play_unchecked(mv);
             hist.push(child.hash(), captured.is_some(), step);
             let n = if depth == 1 {
@@ -110,13 +111,4 @@ fn divide_from(pos: &Position, rules: &Rules, mut hist: History, depth: u32) -> 
             (mv, n)
         })
         .collect()
-}
-
-/// The history step of `mv` played in `pos` (only the anti-chase rules read it).
-#[inline(always)]
-fn step_of(pos: &Position, rules: &Rules, mv: Move) -> Step {
-    if !rules.anti_chase {
-        return Step::NONE;
-    }
-    pos.piece_at(mv.from()).map_or(Step::NONE, |p| Step::new(p.kind(), mv))
 }

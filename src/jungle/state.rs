@@ -1,6 +1,6 @@
 //! A Jungle game in progress: position, rules, history and the end-of-game rules.
 
-use super::history::{CHASE_PLIES, History, Step};
+use super::history::{CHASE_PLIES, History};
 use super::movegen::{self, MoveList};
 use super::notation::{self, FenError, MoveTextError};
 use super::position::Position;
@@ -151,11 +151,7 @@ impl JungleGame {
     #[inline]
     pub fn play_move_unchecked(&mut self, mv: Move) {
         debug_assert!(self.is_legal(mv), "illegal move {mv} in {}", notation::fen(&self.pos));
-        // Only the anti-chase rules read the steps; without them the history skips the lookup.
-        let step = match self.pos.piece_at(mv.from()) {
-            Some(p) if self.rules.anti_chase => Step::new(p.kind(), mv),
-            _ => Step::NONE,
-        };
+        let step = super::chase::step_of(&self.pos, &self.rules, mv);
         let captured = self.pos.play_unchecked(mv);
         self.history.push(self.pos.hash(), captured.is_some(), step);
         self.moves.push(mv);
