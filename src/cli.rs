@@ -41,6 +41,8 @@ pub enum Command {
     Play(PlayArgs),
     /// Speak the UCI-style protocol on stdin/stdout.
     Uci(UciArgs),
+    /// A local web page to play and analyse with the engine and a network.
+    Serve(ServeArgs),
     /// Benchmarks that print figures for BENCHMARKS.md.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -207,6 +209,28 @@ pub enum BenchCommand {
 
 #[derive(Args, Debug)]
 pub struct UciArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// A network (.jzm) to play and analyse with; without one only alpha-beta is offered.
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// A run directory whose report/ the page links to.
+    #[arg(long, value_name = "DIR")]
+    pub run: Option<PathBuf>,
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Address to listen on. Anything but a loopback address lets other machines search on
+    /// this one.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Searches that may run at once (each uses one core).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub searches: u16,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

@@ -16,6 +16,7 @@ pub mod player;
 pub mod protocol;
 pub mod report;
 pub mod selfplay;
+pub mod serve;
 pub mod store;
 pub mod switches;
 pub mod train;

@@ -57,6 +57,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Learn(args) => cmd::train::learn(args),
         Command::Gate(args) => cmd::train::gate(args),
         Command::Uci(args) => cmd::uci::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
         Command::Bench(b) => cmd::bench::run(b),
     }
 }

@@ -149,6 +149,13 @@ impl Engine {
         self.stop.clone()
     }
 
+    /// The same engine stopped by `stop` (a flag its owner shares with other work) instead of
+    /// a flag of its own.
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> Engine {
+        self.stop = stop;
+        self
+    }
+
     /// Forgets what earlier searches learned (a new game).
     pub fn clear(&mut self) {
         match Arc::get_mut(&mut self.tt) {

@@ -8,6 +8,7 @@ pub mod play;
 pub mod progress;
 pub mod report;
 pub mod selfplay;
+pub mod serve;
 pub mod search;
 pub mod show;
 pub mod train;

@@ -1,0 +1,43 @@
+//! `junglezero serve [--model FILE] [--run DIR] [--port N] [--host ADDR]`
+
+use std::io::Write;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use junglezero::games::GameName;
+use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::serve::{ServeState, serve};
+
+use crate::cli::ServeArgs;
+
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let config = super::load_config(&args.config)?;
+    // A network of either game: the page plays the game it was trained for with it.
+    let network = match &args.model {
+        Some(path) => {
+            let meta = junglezero::nn::modelfile::read_meta(path)?;
+            let game = if meta.game == GameName::Flip.shape().game { GameName::Flip } else { GameName::Jungle };
+            Some(Arc::new(NetEvaluator::load(path, &config.hardware, game.shape())?))
+        }
+        None => None,
+    };
+    let report_dir = args.run.as_ref().map(|r| r.join("report"));
+    if let Some(run) = &args.run {
+        anyhow::ensure!(run.is_dir(), "--run {}: no such run directory", run.display());
+    }
+    if !args.host.is_loopback() {
+        tracing::warn!("listening on {}: any machine that reaches it can run searches here", args.host);
+    }
+    let model_name = args.model.as_ref().map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()));
+    let state = Arc::new(ServeState::new(config, network, model_name, report_dir, args.searches as usize));
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("cannot start the server's runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((args.host, args.port)).await.with_context(|| format!("cannot listen on {}:{}", args.host, args.port))?;
+        let addr = listener.local_addr()?;
+        let host = if addr.is_ipv6() { format!("[{}]", addr.ip()) } else { addr.ip().to_string() };
+        println!("junglezero serve: open http://{host}:{}/ (Ctrl-C stops)", addr.port());
+        std::io::stdout().flush()?;
+        serve(listener, state).await.context("the server failed")
+    })
+}

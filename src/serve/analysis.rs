@@ -1,0 +1,256 @@
+//! What the page shows about a position: the network's own view (policy, win/draw/loss), MCTS
+//! root statistics as they grow, and alpha-beta's iterations. Each search reports as it goes
+//! through a callback that returns `false` once nobody is listening, and stops on a shared flag.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::ApiError;
+use crate::alphabeta::{Engine, Eval, Info, Score};
+use crate::config::Config;
+use crate::game::Encode;
+use crate::jungle::{JungleGame, Move};
+use crate::mcts::{Batch, Evaluator, MctsConfig, Search};
+use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::model::MOVES_LEFT_UNIT;
+use crate::player::Limits;
+
+/// The most simulations one request may ask of MCTS.
+pub const MAX_SIMS: u32 = 50_000;
+/// The longest time one request may ask for, and the time after which every search stops.
+pub const MAX_MOVETIME_MS: u64 = 30_000;
+/// The deepest alpha-beta search one request may ask for.
+pub const MAX_DEPTH: u32 = 40;
+/// The alpha-beta engine's hash table for one request.
+const HASH_MB: usize = 32;
+
+/// A search budget as a request gives it, checked against the caps.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    pub sims: Option<u32>,
+    pub depth: Option<u32>,
+    pub movetime: Option<u64>,
+}
+
+impl Budget {
+    /// Refuses a budget past the caps (rather than running something else than asked).
+    pub fn check(&self) -> Result<(), ApiError> {
+        if let Some(s) = self.sims.filter(|&s| s == 0 || s > MAX_SIMS) {
+            return Err(ApiError::bad(format!("sims must be 1..={MAX_SIMS}, not {s}")));
+        }
+        if let Some(d) = self.depth.filter(|&d| d == 0 || d > MAX_DEPTH) {
+            return Err(ApiError::bad(format!("depth must be 1..={MAX_DEPTH}, not {d}")));
+        }
+        if let Some(t) = self.movetime.filter(|&t| t == 0 || t > MAX_MOVETIME_MS) {
+            return Err(ApiError::bad(format!("movetime must be 1..={MAX_MOVETIME_MS} ms, not {t}")));
+        }
+        Ok(())
+    }
+
+    /// The alpha-beta limits: the depth and time asked for, never past the time cap; neither
+    /// asked: one second.
+    pub fn alphabeta_limits(&self) -> Limits {
+        let cap = Duration::from_millis(MAX_MOVETIME_MS);
+        let movetime = match (self.depth, self.movetime) {
+            (_, Some(t)) => Duration::from_millis(t),
+            (Some(_), None) => cap,
+            (None, None) => Duration::from_millis(1000),
+        };
+        Limits { depth: self.depth, movetime: Some(movetime.min(cap)), ..Limits::default() }
+    }
+
+    /// MCTS's simulations and time: as asked, 800 simulations when neither is given, and
+    /// never past the time cap.
+    pub fn mcts_limits(&self) -> (u32, Duration) {
+        let sims = match (self.sims, self.movetime) {
+            (Some(s), _) => s,
+            (None, Some(_)) => MAX_SIMS,
+            (None, None) => 800,
+        };
+        (sims, Duration::from_millis(self.movetime.unwrap_or(MAX_MOVETIME_MS).min(MAX_MOVETIME_MS)))
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MoveProb {
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub p: f32,
+}
+
+/// The network's outputs for one position, from the side to move's point of view.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct NetworkView {
+    pub model: String,
+    /// Win, draw and loss probabilities.
+    pub wdl: [f32; 3],
+    /// win − loss, in [-1, 1].
+    pub value: f32,
+    /// Plies to the end of the game, for networks with that head.
+    pub moves_left: Option<f32>,
+    /// The legal moves' prior probabilities, most likely first.
+    pub policy: Vec<MoveProb>,
+}
+
+/// One forward pass of `net` on `game`'s position (a player's turn).
+pub fn network_view<G: Encode>(net: &NetEvaluator, game: &G) -> NetworkView {
+    let mut input = vec![0.0f32; G::INPUT_SIZE];
+    game.encode(&mut input);
+    let out = net.forward(&input, 1);
+    let legal = game.legal_moves();
+    let logits: Vec<f32> = legal.iter().map(|&m| out.policy[game.action_index(m)]).collect();
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exp: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+    let sum: f32 = exp.iter().sum();
+    let mut policy: Vec<MoveProb> = legal.iter().zip(&exp).map(|(m, e)| MoveProb { mv: m.to_string(), p: e / sum }).collect();
+    policy.sort_by(|a, b| b.p.total_cmp(&a.p));
+    let wdl = [out.wdl[0], out.wdl[1], out.wdl[2]];
+    NetworkView { model: net.describe(), wdl, value: wdl[0] - wdl[2], moves_left: out.moves_left.first().map(|m| m * MOVES_LEFT_UNIT), policy }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ChildView {
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub visits: u32,
+    pub prior: f32,
+    /// Mean value for the side to move (none before the first visit).
+    pub q: Option<f32>,
+}
+
+/// MCTS's root after some simulations.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MctsView {
+    pub sims: u32,
+    pub time_ms: u64,
+    /// The root's mean value for the side to move.
+    pub value: f32,
+    /// The root's children, most visited first (the first `TOP` of them).
+    pub children: Vec<ChildView>,
+    /// The most-visited line.
+    pub pv: Vec<String>,
+    pub best: Option<String>,
+}
+
+/// Root children shown.
+const TOP: usize = 12;
+
+fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> MctsView {
+    let mut children: Vec<ChildView> =
+        search.root_children().map(|(m, visits, prior, q)| ChildView { mv: m.to_string(), visits, prior, q: (visits > 0).then_some(q) }).collect();
+    children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+    children.truncate(TOP);
+    let tree = search.tree();
+    let mut pv = Vec::new();
+    let mut node = tree.root();
+    while node.num_children > 0 && pv.len() < 32 {
+        let Some(next) = tree.nodes[node.children()].iter().filter(|c| c.visits > 0).max_by_key(|c| c.visits) else { break };
+        pv.push(next.mv.to_string());
+        node = next;
+    }
+    MctsView {
+        sims,
+        time_ms: start.elapsed().as_millis() as u64,
+        value: search.root_value(),
+        best: search.best_move().map(|m| m.to_string()),
+        children,
+        pv,
+    }
+}
+
+/// Runs MCTS with `net` from `game` for `sims` simulations or `time`, whichever ends first, or
+/// until `stop` is raised or `report` returns false. `report` sees the root about five times
+/// a second and once at the end; the last view is returned.
+pub fn run_mcts<G: Encode>(
+    net: &Arc<NetEvaluator>,
+    config: &MctsConfig,
+    game: &G,
+    sims: u32,
+    time: Duration,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&MctsView) -> bool,
+) -> MctsView {
+    let start = Instant::now();
+    let config = MctsConfig { dirichlet_fraction: 0.0, ..config.clone() };
+    let mut batch = Batch::new::<G>(1, 1, config.cache_entries.min(1 << 14));
+    let mut search = Search::new(game.clone(), &config, game.hash());
+    search.set_budget(sims);
+    let evaluators: [&dyn Evaluator<G>; 1] = [&**net];
+    let mut done = 0u32;
+    let mut last = start;
+    if game.outcome().is_none() {
+        while done < sims && !stop.load(Ordering::Relaxed) {
+            batch.round(std::slice::from_mut(&mut search), &evaluators);
+            done += 1;
+            if done % 8 == 0 {
+                if start.elapsed() >= time {
+                    break;
+                }
+                if last.elapsed() >= Duration::from_millis(200) {
+                    last = Instant::now();
+                    if !report(&mcts_view(&search, done, start)) {
+                        stop.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let view = mcts_view(&search, done, start);
+    report(&view);
+    view
+}
+
+/// One alpha-beta iteration's result.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AlphaBetaView {
+    pub depth: u32,
+    pub seldepth: u32,
+    /// `cp N` or `mate N`, for the side to move.
+    pub score: String,
+    pub cp: Option<i32>,
+    pub mate: Option<i32>,
+    pub nodes: u64,
+    pub time_ms: u64,
+    pub pv: Vec<String>,
+    pub best: Option<String>,
+}
+
+impl AlphaBetaView {
+    fn of(depth: u32, seldepth: u32, score: Score, nodes: u64, time: Duration, pv: &[Move]) -> AlphaBetaView {
+        let (cp, mate) = match score {
+            Score::Cp(c) => (Some(c), None),
+            Score::Mate(m) => (None, Some(m)),
+        };
+        AlphaBetaView {
+            depth,
+            seldepth,
+            score: score.to_string(),
+            cp,
+            mate,
+            nodes,
+            time_ms: time.as_millis() as u64,
+            pv: pv.iter().map(|m| m.to_string()).collect(),
+            best: pv.first().map(|m| m.to_string()),
+        }
+    }
+}
+
+/// Runs the alpha-beta engine on `game` within `limits`, stopped by `stop`; `report` sees each
+/// completed iteration (returning false stops the search). Returns the final result.
+pub fn run_alphabeta(config: &Config, game: &JungleGame, limits: &Limits, stop: Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
+    let search = crate::alphabeta::SearchConfig { hash_mb: config.search.hash_mb.min(HASH_MB), threads: 1, ..config.search.clone() };
+    let mut engine = Engine::new(&search, Eval::new(&config.eval, *game.rules())).with_stop(stop.clone());
+    let r = engine.search(game, limits, &mut |info: &Info| {
+        if !report(&AlphaBetaView::of(info.depth, info.seldepth, info.score, info.nodes, info.time, &info.pv)) {
+            stop.store(true, Ordering::Relaxed);
+        }
+    });
+    let mut view = AlphaBetaView::of(r.depth, r.depth, r.score, r.nodes, r.time, &r.pv);
+    view.best = r.best.map(|m| m.to_string());
+    view
+}

@@ -1,0 +1,68 @@
+//! What the server answers when a request cannot be served: a 4xx (or 5xx) status and a
+//! one-line JSON body `{"error": "..."}` that names the problem.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    /// 400: the request itself is wrong (bad FEN, illegal move, out-of-range limit...).
+    pub fn bad(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::BAD_REQUEST, message: one_line(message.into()) }
+    }
+
+    /// 404: no such endpoint or file.
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::NOT_FOUND, message: one_line(message.into()) }
+    }
+
+    /// 409: the request is well formed but the server cannot do it as configured (no network).
+    pub fn conflict(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::CONFLICT, message: one_line(message.into()) }
+    }
+
+    /// 429: every search slot is taken.
+    pub fn busy(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::TOO_MANY_REQUESTS, message: one_line(message.into()) }
+    }
+
+    /// 500: the server failed (a search thread died); the request may be retried.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, message: one_line(message.into()) }
+    }
+}
+
+/// Newlines folded into spaces, so every error is one line.
+fn one_line(s: String) -> String {
+    if s.contains('\n') { s.split_whitespace().collect::<Vec<_>>().join(" ") } else { s }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status.as_u16(), self.message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(serde_json::json!({ "error": self.message }))).into_response()
+    }
+}
+
+impl From<axum::extract::rejection::JsonRejection> for ApiError {
+    fn from(r: axum::extract::rejection::JsonRejection) -> ApiError {
+        ApiError { status: r.status(), message: one_line(r.body_text()) }
+    }
+}
+
+impl From<axum::extract::rejection::QueryRejection> for ApiError {
+    fn from(r: axum::extract::rejection::QueryRejection) -> ApiError {
+        ApiError { status: r.status(), message: one_line(r.body_text()) }
+    }
+}

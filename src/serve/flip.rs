@@ -1,0 +1,189 @@
+//! The 4×4 flip game on the page: positions with face-down squares and the hidden pool, flips
+//! whose outcome the server draws (nature's move, weighted as the rules say), and the
+//! expectiminimax engine. Seats, not colours, play: the page's first select is the first
+//! player, who owns whichever colour the first flip shows.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::ApiError;
+use super::analysis::AlphaBetaView;
+use super::position::{MAX_MOVES, PieceView, PositionView, ResultView, side_name};
+use crate::alphabeta::flip::FlipEngine;
+use crate::flip::{Cell, FlipGame, FlipMove, FlipRules, Piece, Square, parse_position, play_text, position};
+use crate::game::{Game, Outcome, Seat, Turn};
+use crate::mcts::player::value_to_cp;
+use crate::player::Limits;
+use crate::switches::Switches;
+
+/// What the page draws beside the flip game's board.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FlipExtra {
+    /// Squares with a face-down piece.
+    pub hidden: Vec<String>,
+    /// The face-down pieces still to appear (FEN letters, one per piece).
+    pub pool: Vec<String>,
+    /// The colour the first player owns (none before the first flip).
+    pub first_colour: Option<String>,
+    /// The colour of the player to move (none before the first flip).
+    pub colour_to_move: Option<String>,
+}
+
+/// A fresh generator for nature's draws.
+pub fn nature() -> ChaCha8Rng {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    ChaCha8Rng::seed_from_u64(t ^ u64::from(std::process::id()).rotate_left(32))
+}
+
+/// The flip game from `fen` (none or empty: a new deal) after `moves`. A flip without its
+/// outcome (`f:b3`) as the last move gets one drawn from `rng`; the moves come back with it
+/// written in (`f:b3=L`).
+pub fn game_of<S: AsRef<str>>(base: FlipRules, fen: Option<&str>, moves: &[S], rules: Option<&str>, rng: &mut ChaCha8Rng) -> Result<(FlipGame, Vec<String>), ApiError> {
+    let mut r = base;
+    if let Some(spec) = rules.map(str::trim).filter(|s| !s.is_empty() && *s != "default") {
+        r.apply_overrides(spec).map_err(|e| ApiError::bad(format!("bad rules: {e}")))?;
+    }
+    let mut game = match fen.map(str::trim).filter(|f| !f.is_empty()) {
+        None => FlipGame::start(r),
+        Some(f) => parse_position(f, r).map_err(|e| ApiError::bad(e.to_string()))?,
+    };
+    if moves.len() > MAX_MOVES {
+        return Err(ApiError::bad(format!("{} moves is more than the {MAX_MOVES} a request may replay", moves.len())));
+    }
+    let mut texts: Vec<String> = Vec::with_capacity(moves.len());
+    for (i, text) in moves.iter().enumerate() {
+        let text = text.as_ref();
+        play_text(&mut game, text).map_err(|e| ApiError::bad(format!("move {} ('{text}'): {e}", i + 1)))?;
+        texts.push(text.trim().to_string());
+    }
+    if game.turn() == Turn::Chance {
+        let reveal = draw(&game, rng).ok_or_else(|| ApiError::bad("the flip has nothing to reveal"))?;
+        game.play(reveal).map_err(|e| ApiError::internal(format!("nature's {reveal}: {e}")))?;
+        if let Some(last) = texts.last_mut() {
+            *last = reveal.to_string();
+        }
+    }
+    Ok((game, texts))
+}
+
+/// Nature's outcome of the pending flip, drawn with the rules' weights.
+fn draw(game: &FlipGame, rng: &mut ChaCha8Rng) -> Option<FlipMove> {
+    let mut outcomes = Vec::new();
+    game.chance_outcomes(&mut outcomes);
+    let total: f32 = outcomes.iter().map(|o| o.1).sum();
+    let mut x = rng.random::<f32>() * total;
+    for &(mv, p) in &outcomes {
+        if x < p {
+            return Some(mv);
+        }
+        x -= p;
+    }
+    outcomes.last().map(|o| o.0)
+}
+
+fn colour_name(game: &FlipGame, seat: Seat) -> Option<String> {
+    game.colour_of(seat).map(|c| side_name(c).to_string())
+}
+
+/// The result in words: the winner's seat and colour, or the draw's reason.
+pub fn result_of(game: &FlipGame, o: &Outcome) -> ResultView {
+    let seat_name = |s: Seat| if s == Seat::First { "the first player" } else { "the second player" };
+    let text = match o.winner {
+        Some(s) => {
+            let colour = game.colour_of(s).map_or(String::new(), |c| format!(" ({})", c.name()));
+            format!("{}{colour} wins: {}", capitalise(seat_name(s)), o.reason)
+        }
+        None => format!("draw: {}", o.reason),
+    };
+    // The page's selects are seats: "red" is the first player's, "blue" the second's.
+    ResultView { winner: o.winner.map(|s| if s == Seat::First { "red" } else { "blue" }.to_string()), reason: o.reason.name().to_string(), text }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or(String::new(), |f| f.to_uppercase().collect::<String>() + c.as_str())
+}
+
+/// The page's view of a flip-game position; `root` is the text the game started from.
+pub fn view_of(game: &FlipGame, root: &str, moves: Vec<String>) -> PositionView {
+    let rules = game.rules();
+    let mut pieces = Vec::new();
+    let mut hidden = Vec::new();
+    for s in Square::all() {
+        match game.cell(s) {
+            Cell::Up(p) => pieces.push(piece_view(s, p, rules.dog_over_wolf)),
+            Cell::Hidden => hidden.push(s.to_string()),
+            Cell::Empty => {}
+        }
+    }
+    let pool = (0..16).flat_map(|i| std::iter::repeat_n(Piece::from_index(i).letter().to_string(), usize::from(game.hidden()[i]))).collect();
+    let result = match game.turn() {
+        Turn::Over(o) => Some(result_of(game, &o)),
+        _ => None,
+    };
+    let legal = if result.is_some() { Vec::new() } else { game.legal_moves().iter().map(|m| m.to_string()).collect() };
+    let seat = game.to_move();
+    PositionView {
+        game: "flip".into(),
+        root_fen: root.to_string(),
+        fen: position(game),
+        last_move: moves.last().cloned(),
+        moves,
+        rules: rules.to_string(),
+        side_to_move: if seat == Seat::First { "red" } else { "blue" }.into(),
+        ply: game.ply(),
+        halfmove: game.quiet(),
+        pieces,
+        legal,
+        result,
+        flip: Some(FlipExtra { hidden, pool, first_colour: colour_name(game, Seat::First), colour_to_move: colour_name(game, seat) }),
+    }
+}
+
+fn piece_view(s: Square, p: Piece, dog_over_wolf: bool) -> PieceView {
+    PieceView {
+        square: s.to_string(),
+        side: side_name(p.side).to_string(),
+        kind: p.kind.name().to_ascii_lowercase(),
+        letter: p.letter().to_string(),
+        strength: p.kind.rank(dog_over_wolf),
+    }
+}
+
+/// Expectiminimax on `game`, one deeper search at a time within `limits` (each reported),
+/// until the depth or the time is reached. The engine cannot be interrupted mid-iteration, so
+/// a request's time cap bounds it.
+pub fn run_expectimax(game: &FlipGame, limits: &Limits, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
+    let start = std::time::Instant::now();
+    let deadline = limits.movetime.unwrap_or(std::time::Duration::from_secs(1));
+    let mut engine = FlipEngine::new();
+    let mut last = AlphaBetaView { depth: 0, seldepth: 0, score: String::new(), cp: None, mate: None, nodes: 0, time_ms: 0, pv: Vec::new(), best: None };
+    let max_depth = limits.depth.unwrap_or(64);
+    for depth in 1..=max_depth {
+        let left = deadline.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        let r = engine.think(game, &Limits { depth: Some(depth), movetime: Some(left), ..Limits::default() });
+        if r.best.is_none() || r.depth < depth {
+            break;
+        }
+        let best = r.best.map(|m| m.to_string());
+        last = AlphaBetaView {
+            depth,
+            seldepth: depth,
+            score: format!("cp {}", value_to_cp(r.value)),
+            cp: Some(value_to_cp(r.value)),
+            mate: None,
+            nodes: r.nodes,
+            time_ms: start.elapsed().as_millis() as u64,
+            pv: best.iter().cloned().collect(),
+            best,
+        };
+        if !report(&last) {
+            break;
+        }
+    }
+    last
+}

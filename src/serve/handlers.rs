@@ -1,0 +1,380 @@
+//! The endpoints.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Query, State};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use serde::{Deserialize, Serialize};
+use tokio_stream::Stream;
+use tokio_stream::StreamExt as _;
+
+use super::analysis::{self, AlphaBetaView, Budget, MAX_DEPTH, MAX_MOVETIME_MS, MAX_SIMS, MctsView, NetworkView};
+use super::position::{PositionRequest, PositionView};
+use super::records::{RecordView, parse_records};
+use super::{ApiError, ServeState};
+use crate::flip::FlipGame;
+use crate::game::Game;
+use crate::games::GameName;
+use crate::jungle::{JungleGame, START_FEN};
+
+type AppState = State<Arc<ServeState>>;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+pub struct InfoView {
+    pub version: String,
+    /// The loaded network (none: only alpha-beta is offered).
+    pub model: Option<String>,
+    /// The game the network plays (`jungle` or `flip`).
+    pub model_game: Option<GameName>,
+    pub rules: String,
+    pub start_fen: String,
+    /// Whether `/report/` serves a run's report.
+    pub report: bool,
+    pub max_sims: u32,
+    pub max_depth: u32,
+    pub max_movetime_ms: u64,
+}
+
+pub async fn info(State(st): AppState) -> Json<InfoView> {
+    Json(InfoView {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        model: st.model_name.clone(),
+        model_game: st.network_game,
+        rules: st.config.rules.to_string(),
+        start_fen: START_FEN.to_string(),
+        report: st.report_dir.is_some(),
+        max_sims: MAX_SIMS,
+        max_depth: MAX_DEPTH,
+        max_movetime_ms: MAX_MOVETIME_MS,
+    })
+}
+
+/// The position after the request's moves: pieces, legal moves, result.
+pub async fn position(State(st): AppState, body: Result<Json<PositionRequest>, JsonRejection>) -> Result<Json<PositionView>, ApiError> {
+    let req = body?.0;
+    Ok(Json(Board::of(&st, &req)?.view()))
+}
+
+/// A position of either game, as a request describes it.
+pub enum Board {
+    Jungle(JungleGame),
+    /// The flip game, the text it started from and its moves (nature's draws written in).
+    Flip { game: FlipGame, root: String, moves: Vec<String> },
+}
+
+impl Board {
+    pub fn of(st: &ServeState, req: &PositionRequest) -> Result<Board, ApiError> {
+        match req.game {
+            GameName::Jungle => Ok(Board::Jungle(req.game(st.config.rules)?)),
+            GameName::Flip => {
+                let (game, moves) = super::flip::game_of(st.config.flip_rules, req.fen.as_deref(), &req.moves, req.rules.as_deref(), &mut super::flip::nature())?;
+                let root = match req.fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+                    Some(f) => f.to_string(),
+                    None => crate::flip::position(&FlipGame::start(*game.rules())),
+                };
+                Ok(Board::Flip { game, root, moves })
+            }
+        }
+    }
+
+    pub fn view(&self) -> PositionView {
+        match self {
+            Board::Jungle(g) => PositionView::of(g),
+            Board::Flip { game, root, moves } => super::flip::view_of(game, root, moves.clone()),
+        }
+    }
+
+    fn name(&self) -> GameName {
+        match self {
+            Board::Jungle(_) => GameName::Jungle,
+            Board::Flip { .. } => GameName::Flip,
+        }
+    }
+
+    fn is_over(&self) -> bool {
+        match self {
+            Board::Jungle(g) => g.outcome().is_some(),
+            Board::Flip { game, .. } => game.outcome().is_some(),
+        }
+    }
+}
+
+/// Which engine answers `/api/engine`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineName {
+    Alphabeta,
+    Network,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineRequest {
+    pub position: PositionRequest,
+    pub engine: EngineName,
+    #[serde(default)]
+    pub sims: Option<u32>,
+    #[serde(default)]
+    pub depth: Option<u32>,
+    #[serde(default)]
+    pub movetime: Option<u64>,
+    pub session: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct EngineReply {
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The position after the move.
+    pub position: PositionView,
+    pub alphabeta: Option<AlphaBetaView>,
+    pub mcts: Option<MctsView>,
+}
+
+/// The engine's move in the request's position, and the position after it.
+pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, JsonRejection>) -> Result<Json<EngineReply>, ApiError> {
+    let req = body?.0;
+    let budget = Budget { sims: req.sims, depth: req.depth, movetime: req.movetime };
+    budget.check()?;
+    let board = Board::of(&st, &req.position)?;
+    if let Some(r) = board.view().result {
+        return Err(ApiError::bad(format!("the game is over: {}", r.text)));
+    }
+    let net = match req.engine {
+        EngineName::Network => Some(network(&st, board.name())?),
+        EngineName::Alphabeta => None,
+    };
+    let guard = st.start_search(&req.session).await?;
+    let st2 = st.clone();
+    let mut position = req.position;
+    let reply = tokio::task::spawn_blocking(move || {
+        let (mut ab, mut mc) = (None, None);
+        let (sims, time) = budget.mcts_limits();
+        let best = match (&board, &net) {
+            (Board::Jungle(g), Some(net)) => mc.insert(analysis::run_mcts(net, &st2.config.mcts, g, sims, time, &guard.stop, &mut |_| true)).best.clone(),
+            (Board::Flip { game, .. }, Some(net)) => mc.insert(analysis::run_mcts(net, &st2.config.mcts, game, sims, time, &guard.stop, &mut |_| true)).best.clone(),
+            (Board::Jungle(g), None) => ab.insert(analysis::run_alphabeta(&st2.config, g, &budget.alphabeta_limits(), guard.stop.clone(), &mut |_| true)).best.clone(),
+            (Board::Flip { game, .. }, None) => ab.insert(super::flip::run_expectimax(game, &budget.alphabeta_limits(), &mut |_| !guard.stop.load(Ordering::Relaxed))).best.clone(),
+        };
+        let mv = best.ok_or_else(|| ApiError::conflict("the search was stopped before it chose a move"))?;
+        // The position after the move, by the same path as every request (a flip's outcome
+        // is drawn there).
+        position.moves.push(mv);
+        let after = Board::of(&st2, &position)?.view();
+        let mv = after.last_move.clone().unwrap_or_default();
+        Ok::<_, ApiError>(EngineReply { mv, position: after, alphabeta: ab, mcts: mc })
+    })
+    .await
+    .map_err(|_| ApiError::internal("the search thread failed"))??;
+    Ok(Json(reply))
+}
+
+/// The loaded network, if it plays `game`.
+fn network(st: &ServeState, game: GameName) -> Result<Arc<crate::nn::burn_eval::NetEvaluator>, ApiError> {
+    match (&st.network, st.network_game) {
+        (Some(n), Some(g)) if g == game => Ok(n.clone()),
+        (Some(_), Some(g)) => Err(ApiError::conflict(format!("the loaded network plays the {} game, not this one", game_word(g)))),
+        _ => Err(ApiError::conflict("no network is loaded (start the server with --model FILE)")),
+    }
+}
+
+fn game_word(g: GameName) -> &'static str {
+    match g {
+        GameName::Jungle => "jungle",
+        GameName::Flip => "flip",
+    }
+}
+
+/// `/api/analyse`'s query: the position (moves separated by spaces or commas), the budget,
+/// which engines to run (`network`, `mcts`, `alphabeta`, comma-separated; default: all there
+/// are) and the session.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyseQuery {
+    #[serde(default)]
+    pub game: GameName,
+    #[serde(default)]
+    pub fen: Option<String>,
+    #[serde(default)]
+    pub moves: Option<String>,
+    #[serde(default)]
+    pub rules: Option<String>,
+    #[serde(default)]
+    pub sims: Option<u32>,
+    #[serde(default)]
+    pub depth: Option<u32>,
+    #[serde(default)]
+    pub movetime: Option<u64>,
+    #[serde(default)]
+    pub engines: Option<String>,
+    pub session: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Engines {
+    network: bool,
+    mcts: bool,
+    alphabeta: bool,
+}
+
+fn engines(spec: Option<&str>, st: &ServeState, game: GameName) -> Result<Engines, ApiError> {
+    let have_net = st.network_game == Some(game);
+    let Some(spec) = spec.filter(|s| !s.trim().is_empty()) else {
+        return Ok(Engines { network: have_net, mcts: have_net, alphabeta: true });
+    };
+    let mut e = Engines { network: false, mcts: false, alphabeta: false };
+    for name in spec.split(',').map(str::trim) {
+        match name {
+            "network" => e.network = true,
+            "mcts" => e.mcts = true,
+            "alphabeta" => e.alphabeta = true,
+            other => return Err(ApiError::bad(format!("unknown engine '{other}' (network, mcts, alphabeta)"))),
+        }
+    }
+    if e.network || e.mcts {
+        network(st, game)?;
+    }
+    Ok(e)
+}
+
+/// Live analysis as server-sent events: `position`, then `network`, `mcts` (repeated as the
+/// tree grows) and `alphabeta` (each iteration), then `done`. Closing the stream stops the
+/// search.
+pub async fn analyse(State(st): AppState, q: Result<Query<AnalyseQuery>, QueryRejection>) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let q = q?.0;
+    let moves: Vec<String> = q.moves.as_deref().unwrap_or("").split([' ', ',']).filter(|m| !m.is_empty()).map(str::to_string).collect();
+    let req = PositionRequest { game: q.game, fen: q.fen.clone(), moves, rules: q.rules.clone() };
+    let board = Board::of(&st, &req)?;
+    let budget = Budget { sims: q.sims, depth: q.depth, movetime: q.movetime };
+    budget.check()?;
+    let which = engines(q.engines.as_deref(), &st, q.game)?;
+    let guard = st.start_search(&q.session).await?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Event>(32);
+    let st2 = st.clone();
+    std::thread::spawn(move || {
+        let send = |name: &str, data: &dyn erased::Json| match Event::default().event(name).json_data(data.value()) {
+            Ok(e) => tx.blocking_send(e).is_ok(),
+            Err(_) => false,
+        };
+        analyse_thread(&st2, &board, budget, which, &guard, &send);
+    });
+    Ok(Sse::new(tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok)).keep_alive(KeepAlive::default()))
+}
+
+/// A value the event sender can serialize (keeps the sender one closure for every view type).
+mod erased {
+    pub trait Json {
+        fn value(&self) -> serde_json::Value;
+    }
+
+    impl<T: serde::Serialize> Json for T {
+        fn value(&self) -> serde_json::Value {
+            serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+        }
+    }
+}
+
+fn analyse_thread(st: &ServeState, board: &Board, budget: Budget, which: Engines, guard: &super::SearchGuard, send: &dyn Fn(&str, &dyn erased::Json) -> bool) {
+    if !send("position", &board.view()) {
+        return;
+    }
+    let over = board.is_over();
+    let net = st.network.as_ref().filter(|_| !over);
+    let (sims, time) = budget.mcts_limits();
+    let mut mcts = |v: &MctsView| send("mcts", v);
+    let network = |v: NetworkView| send("network", &v);
+    let alive = match (board, net) {
+        (Board::Jungle(g), Some(net)) => (!which.network || network(analysis::network_view(net, g))) && {
+            if which.mcts {
+                analysis::run_mcts(net, &st.config.mcts, g, sims, time, &guard.stop, &mut mcts);
+            }
+            true
+        },
+        (Board::Flip { game, .. }, Some(net)) => (!which.network || network(analysis::network_view(net, game))) && {
+            if which.mcts {
+                analysis::run_mcts(net, &st.config.mcts, game, sims, time, &guard.stop, &mut mcts);
+            }
+            true
+        },
+        _ => true,
+    };
+    if !alive {
+        return;
+    }
+    if which.alphabeta && !over && !guard.stop.load(Ordering::Relaxed) {
+        let mut report = |v: &AlphaBetaView| send("alphabeta", v);
+        let last = match board {
+            Board::Jungle(g) => analysis::run_alphabeta(&st.config, g, &budget.alphabeta_limits(), guard.stop.clone(), &mut report),
+            Board::Flip { game, .. } => super::flip::run_expectimax(game, &budget.alphabeta_limits(), &mut |v| !guard.stop.load(Ordering::Relaxed) && report(v)),
+        };
+        if !send("alphabeta", &last) {
+            return;
+        }
+    }
+    let stopped = guard.stop.load(Ordering::Relaxed);
+    send("done", &serde_json::json!({ "stopped": stopped }));
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopRequest {
+    pub sessions: Vec<String>,
+}
+
+/// Stops the named sessions' searches (the page's Stop button); answers how many were running.
+pub async fn stop(State(st): AppState, body: Result<Json<StopRequest>, JsonRejection>) -> Result<Json<serde_json::Value>, ApiError> {
+    let req = body?.0;
+    if req.sessions.len() > 16 {
+        return Err(ApiError::bad("at most 16 sessions a request"));
+    }
+    let mut stopped = 0;
+    for s in &req.sessions {
+        stopped += usize::from(st.stop(s)?);
+    }
+    Ok(Json(serde_json::json!({ "stopped": stopped })))
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct RecordsReply {
+    pub games: Vec<RecordView>,
+}
+
+/// The games in the uploaded file (PGN text or a self-play shard).
+pub async fn records(State(st): AppState, body: Bytes) -> Result<Json<RecordsReply>, ApiError> {
+    let rules = st.config.rules;
+    let games = tokio::task::spawn_blocking(move || parse_records(&body, rules)).await.map_err(|_| ApiError::internal("reading the records failed"))??;
+    Ok(Json(RecordsReply { games }))
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct ReportFiles {
+    /// The report's files (plots and `report.md`), served under `/report/`.
+    pub files: Vec<String>,
+}
+
+/// The files of the run's report directory.
+pub async fn report_files(State(st): AppState) -> Result<Json<ReportFiles>, ApiError> {
+    let dir = st.report_dir.as_ref().ok_or_else(|| ApiError::not_found("no run was given (start the server with --run DIR)"))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| ApiError::not_found(format!("the run has no report yet ({e}); run `junglezero report`")))?;
+    let mut files: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
+        .collect();
+    files.sort();
+    Ok(Json(ReportFiles { files }))
+}
+
+pub async fn not_found() -> ApiError {
+    ApiError::not_found("no such page or endpoint")
+}
+
+pub async fn method_not_allowed() -> ApiError {
+    ApiError { status: axum::http::StatusCode::METHOD_NOT_ALLOWED, message: "method not allowed for this endpoint".into() }
+}

@@ -1,0 +1,156 @@
+//! A position as the page asks for it (start FEN, moves played, rule switches) and as the page
+//! draws it (pieces, legal moves, the result).
+
+use serde::{Deserialize, Serialize};
+
+use super::ApiError;
+use crate::game::{Game, Outcome, Turn};
+use crate::games::GameName;
+use crate::jungle::{JungleGame, Rules, Side, describe_outcome, parse_fen};
+
+/// The most moves a request may replay (a game that long ended at any sane move cap).
+pub const MAX_MOVES: usize = 4096;
+
+/// A game as the page keeps it: where it started, the moves since, and the rule switches that
+/// differ from the server's rules (`key=value,...`; empty: the server's rules).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PositionRequest {
+    /// `jungle` (the default) or `flip`.
+    #[serde(default)]
+    pub game: GameName,
+    /// The start: a FEN, or for the flip game its position string (none: the start).
+    #[serde(default)]
+    pub fen: Option<String>,
+    #[serde(default)]
+    pub moves: Vec<String>,
+    #[serde(default)]
+    pub rules: Option<String>,
+}
+
+impl PositionRequest {
+    /// The game it describes, under `base` rules with the request's switches applied.
+    pub fn game(&self, base: Rules) -> Result<JungleGame, ApiError> {
+        game_of(base, self.fen.as_deref(), &self.moves, self.rules.as_deref())
+    }
+}
+
+/// The game from `fen` (none or empty: the start) after `moves`, each named in the error when
+/// it is not legal.
+pub fn game_of<S: AsRef<str>>(base: Rules, fen: Option<&str>, moves: &[S], rules: Option<&str>) -> Result<JungleGame, ApiError> {
+    let mut r = base;
+    if let Some(spec) = rules.map(str::trim).filter(|s| !s.is_empty() && *s != "default") {
+        r.apply_overrides(spec).map_err(|e| ApiError::bad(format!("bad rules: {e}")))?;
+    }
+    let root = match fen.map(str::trim).filter(|f| !f.is_empty()) {
+        None => crate::jungle::Position::start(),
+        Some(f) => parse_fen(f).map_err(|e| ApiError::bad(format!("bad FEN: {e}")))?,
+    };
+    if moves.len() > MAX_MOVES {
+        return Err(ApiError::bad(format!("{} moves is more than the {MAX_MOVES} a request may replay", moves.len())));
+    }
+    let mut game = JungleGame::new(root, r);
+    for (i, text) in moves.iter().enumerate() {
+        let text = text.as_ref();
+        game.play_text(text).map_err(|e| ApiError::bad(format!("move {} ('{text}'): {e}", i + 1)))?;
+    }
+    Ok(game)
+}
+
+/// `red` or `blue`.
+pub fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Red => "red",
+        Side::Blue => "blue",
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PieceView {
+    pub square: String,
+    pub side: String,
+    /// `rat` ... `elephant`.
+    pub kind: String,
+    /// The FEN letter (upper case Red, lower case Blue).
+    pub letter: String,
+    /// The animal's strength, 1 (rat) to 8 (elephant), under the position's rules.
+    pub strength: u8,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ResultView {
+    /// `red`, `blue`, or none for a draw.
+    pub winner: Option<String>,
+    /// The reason's short name (`den`, `annihilation`, `no-moves`, `repetition`, ...).
+    pub reason: String,
+    /// The result in words.
+    pub text: String,
+}
+
+impl ResultView {
+    pub fn of(o: &Outcome) -> ResultView {
+        ResultView { winner: o.winner.map(|p| side_name(Side::from_player(p)).to_string()), reason: o.reason.name().to_string(), text: describe_outcome(o) }
+    }
+}
+
+/// Everything the page draws for a position.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PositionView {
+    /// `jungle` or `flip`.
+    pub game: String,
+    /// The FEN the game started from.
+    pub root_fen: String,
+    /// The current position's FEN.
+    pub fen: String,
+    pub moves: Vec<String>,
+    /// The rule switches in force, `default` or `key=value,...`.
+    pub rules: String,
+    pub side_to_move: String,
+    pub ply: u32,
+    /// Plies since the last capture (the no-capture rule counts these).
+    pub halfmove: u16,
+    pub pieces: Vec<PieceView>,
+    /// Legal moves as `from` `to` text (`a3a4`); empty when the game is over.
+    pub legal: Vec<String>,
+    pub last_move: Option<String>,
+    pub result: Option<ResultView>,
+    /// The flip game's face-down squares, hidden pool and colours.
+    pub flip: Option<super::flip::FlipExtra>,
+}
+
+impl PositionView {
+    pub fn of(game: &JungleGame) -> PositionView {
+        let pos = game.position();
+        let rules = game.rules();
+        let pieces = pos
+            .pieces()
+            .map(|(sq, p)| PieceView {
+                square: sq.to_string(),
+                side: side_name(p.side()).to_string(),
+                kind: p.kind().name().to_ascii_lowercase(),
+                letter: p.letter().to_string(),
+                strength: p.kind().rank(rules.dog_over_wolf),
+            })
+            .collect();
+        let result = match game.turn() {
+            Turn::Over(o) => Some(ResultView::of(&o)),
+            _ => None,
+        };
+        let legal = if result.is_some() { Vec::new() } else { game.legal_moves().iter().map(|m| m.to_string()).collect() };
+        PositionView {
+            game: "jungle".into(),
+            root_fen: crate::jungle::fen(game.root()),
+            fen: game.fen(),
+            moves: game.moves().iter().map(|m| m.to_string()).collect(),
+            rules: rules.to_string(),
+            side_to_move: side_name(game.side_to_move()).to_string(),
+            ply: pos.ply(),
+            halfmove: pos.halfmove(),
+            pieces,
+            legal,
+            last_move: game.moves().last().map(|m| m.to_string()),
+            result,
+            flip: None,
+        }
+    }
+}
