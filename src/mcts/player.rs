@@ -86,14 +86,7 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
 
 /// `info depth D nodes N nps X score cp S pv ...` with the most-visited line as PV.
 fn info_line<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> String {
-    let tree = search.tree();
-    let mut pv = Vec::new();
-    let mut node = tree.root();
-    while node.num_children > 0 {
-        let Some(best) = tree.nodes[node.children()].iter().filter(|c| c.visits > 0).max_by_key(|c| c.visits) else { break };
-        pv.push(best.mv.to_string());
-        node = best;
-    }
+    let pv: Vec<String> = search.principal_variation(usize::MAX).iter().map(|m| m.to_string()).collect();
     let secs = start.elapsed().as_secs_f64().max(1e-6);
     format!(
         "info depth {} nodes {sims} nps {} time {} score cp {} pv {}",

@@ -172,6 +172,19 @@ impl<G: Encode> Search<G> {
         }
     }
 
+    /// The most-visited line from the root, at most `max` moves.
+    pub fn principal_variation(&self, max: usize) -> Vec<G::Move> {
+        let tree = &self.tree;
+        let mut pv = Vec::new();
+        let mut node = tree.root();
+        while node.num_children > 0 && pv.len() < max {
+            let Some(best) = tree.nodes[node.children()].iter().filter(|c| c.visits > 0).max_by_key(|c| c.visits) else { break };
+            pv.push(best.mv);
+            node = best;
+        }
+        pv
+    }
+
     /// (move, visits, prior, mean value for the root's player) of each root child.
     pub fn root_children(&self) -> impl Iterator<Item = (G::Move, u32, f32, f32)> + '_ {
         let s = match self.root_state.turn() {

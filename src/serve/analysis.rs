@@ -144,14 +144,7 @@ fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> MctsVi
         search.root_children().map(|(m, visits, prior, q)| ChildView { mv: m.to_string(), visits, prior, q: (visits > 0).then_some(q) }).collect();
     children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
     children.truncate(TOP);
-    let tree = search.tree();
-    let mut pv = Vec::new();
-    let mut node = tree.root();
-    while node.num_children > 0 && pv.len() < 32 {
-        let Some(next) = tree.nodes[node.children()].iter().filter(|c| c.visits > 0).max_by_key(|c| c.visits) else { break };
-        pv.push(next.mv.to_string());
-        node = next;
-    }
+    let pv = search.principal_variation(32).iter().map(|m| m.to_string()).collect();
     MctsView {
         sims,
         time_ms: start.elapsed().as_millis() as u64,

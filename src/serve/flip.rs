@@ -9,13 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use super::ApiError;
 use super::analysis::AlphaBetaView;
-use super::position::{MAX_MOVES, PieceView, PositionView, ResultView, side_name};
+use super::position::{PieceView, PositionView, ResultView, check_length, side_name, with_overrides};
 use crate::alphabeta::flip::FlipEngine;
 use crate::flip::{Cell, FlipGame, FlipMove, FlipRules, Piece, Square, parse_position, play_text, position};
 use crate::game::{Game, Outcome, Seat, Turn};
 use crate::mcts::player::value_to_cp;
 use crate::player::Limits;
-use crate::switches::Switches;
 
 /// What the page draws beside the flip game's board.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -40,17 +39,12 @@ pub fn nature() -> ChaCha8Rng {
 /// outcome (`f:b3`) as the last move gets one drawn from `rng`; the moves come back with it
 /// written in (`f:b3=L`).
 pub fn game_of<S: AsRef<str>>(base: FlipRules, fen: Option<&str>, moves: &[S], rules: Option<&str>, rng: &mut ChaCha8Rng) -> Result<(FlipGame, Vec<String>), ApiError> {
-    let mut r = base;
-    if let Some(spec) = rules.map(str::trim).filter(|s| !s.is_empty() && *s != "default") {
-        r.apply_overrides(spec).map_err(|e| ApiError::bad(format!("bad rules: {e}")))?;
-    }
+    let r = with_overrides(base, rules)?;
     let mut game = match fen.map(str::trim).filter(|f| !f.is_empty()) {
         None => FlipGame::start(r),
         Some(f) => parse_position(f, r).map_err(|e| ApiError::bad(e.to_string()))?,
     };
-    if moves.len() > MAX_MOVES {
-        return Err(ApiError::bad(format!("{} moves is more than the {MAX_MOVES} a request may replay", moves.len())));
-    }
+    check_length(moves.len())?;
     let mut texts: Vec<String> = Vec::with_capacity(moves.len());
     for (i, text) in moves.iter().enumerate() {
         let text = text.as_ref();
@@ -112,7 +106,7 @@ pub fn view_of(game: &FlipGame, root: &str, moves: Vec<String>) -> PositionView 
     let mut hidden = Vec::new();
     for s in Square::all() {
         match game.cell(s) {
-            Cell::Up(p) => pieces.push(piece_view(s, p, rules.dog_over_wolf)),
+            Cell::Up(p) => pieces.push(PieceView::new(s.to_string(), p.side, p.kind, p.letter(), rules.dog_over_wolf)),
             Cell::Hidden => hidden.push(s.to_string()),
             Cell::Empty => {}
         }
@@ -141,49 +135,25 @@ pub fn view_of(game: &FlipGame, root: &str, moves: Vec<String>) -> PositionView 
     }
 }
 
-fn piece_view(s: Square, p: Piece, dog_over_wolf: bool) -> PieceView {
-    PieceView {
-        square: s.to_string(),
-        side: side_name(p.side).to_string(),
-        kind: p.kind.name().to_ascii_lowercase(),
-        letter: p.letter().to_string(),
-        strength: p.kind.rank(dog_over_wolf),
-    }
-}
-
-/// Expectiminimax on `game`, one deeper search at a time within `limits` (each reported),
-/// until the depth or the time is reached. The engine cannot be interrupted mid-iteration, so
-/// a request's time cap bounds it.
+/// Expectiminimax on `game` within `limits` (its own iterative deepening; one second when no
+/// time is given), reported once when it ends. The engine cannot be interrupted, so the
+/// request's time cap bounds it.
 pub fn run_expectimax(game: &FlipGame, limits: &Limits, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
     let start = std::time::Instant::now();
-    let deadline = limits.movetime.unwrap_or(std::time::Duration::from_secs(1));
-    let mut engine = FlipEngine::new();
-    let mut last = AlphaBetaView { depth: 0, seldepth: 0, score: String::new(), cp: None, mate: None, nodes: 0, time_ms: 0, pv: Vec::new(), best: None };
-    let max_depth = limits.depth.unwrap_or(64);
-    for depth in 1..=max_depth {
-        let left = deadline.saturating_sub(start.elapsed());
-        if left.is_zero() {
-            break;
-        }
-        let r = engine.think(game, &Limits { depth: Some(depth), movetime: Some(left), ..Limits::default() });
-        if r.best.is_none() || r.depth < depth {
-            break;
-        }
-        let best = r.best.map(|m| m.to_string());
-        last = AlphaBetaView {
-            depth,
-            seldepth: depth,
-            score: format!("cp {}", value_to_cp(r.value)),
-            cp: Some(value_to_cp(r.value)),
-            mate: None,
-            nodes: r.nodes,
-            time_ms: start.elapsed().as_millis() as u64,
-            pv: best.iter().cloned().collect(),
-            best,
-        };
-        if !report(&last) {
-            break;
-        }
-    }
-    last
+    let limits = Limits { movetime: Some(limits.movetime.unwrap_or(std::time::Duration::from_secs(1))), ..limits.clone() };
+    let r = FlipEngine::new().think(game, &limits);
+    let best = r.best.map(|m| m.to_string());
+    let view = AlphaBetaView {
+        depth: r.depth,
+        seldepth: r.depth,
+        score: format!("cp {}", value_to_cp(r.value)),
+        cp: Some(value_to_cp(r.value)),
+        mate: None,
+        nodes: r.nodes,
+        time_ms: start.elapsed().as_millis() as u64,
+        pv: best.iter().cloned().collect(),
+        best,
+    };
+    report(&view);
+    view
 }

@@ -2,7 +2,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Json;
 use axum::body::Bytes;
@@ -21,6 +21,7 @@ use crate::flip::FlipGame;
 use crate::game::Game;
 use crate::games::GameName;
 use crate::jungle::{JungleGame, START_FEN};
+use crate::nn::burn_eval::NetEvaluator;
 
 type AppState = State<Arc<ServeState>>;
 
@@ -102,6 +103,32 @@ impl Board {
             Board::Flip { game, .. } => game.outcome().is_some(),
         }
     }
+
+    /// The network's own outputs (a network of this game).
+    fn network_view(&self, net: &NetEvaluator) -> NetworkView {
+        match self {
+            Board::Jungle(g) => analysis::network_view(net, g),
+            Board::Flip { game, .. } => analysis::network_view(net, game),
+        }
+    }
+
+    /// MCTS with `net` (a network of this game), see [`analysis::run_mcts`].
+    fn mcts(&self, st: &ServeState, net: &Arc<NetEvaluator>, budget: Budget, stop: &AtomicBool, report: &mut dyn FnMut(&MctsView) -> bool) -> MctsView {
+        let (sims, time) = budget.mcts_limits();
+        match self {
+            Board::Jungle(g) => analysis::run_mcts(net, &st.config.mcts, g, sims, time, stop, report),
+            Board::Flip { game, .. } => analysis::run_mcts(net, &st.config.mcts, game, sims, time, stop, report),
+        }
+    }
+
+    /// The game's alpha-beta engine (expectiminimax for the flip game).
+    fn alphabeta(&self, st: &ServeState, budget: Budget, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
+        let limits = budget.alphabeta_limits();
+        match self {
+            Board::Jungle(g) => analysis::run_alphabeta(&st.config, g, &limits, stop.clone(), report),
+            Board::Flip { game, .. } => super::flip::run_expectimax(game, &limits, report),
+        }
+    }
 }
 
 /// Which engine answers `/api/engine`.
@@ -142,7 +169,7 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
     let budget = Budget { sims: req.sims, depth: req.depth, movetime: req.movetime };
     budget.check()?;
     let board = Board::of(&st, &req.position)?;
-    if let Some(r) = board.view().result {
+    if let Some(r) = board.is_over().then(|| board.view().result).flatten() {
         return Err(ApiError::bad(format!("the game is over: {}", r.text)));
     }
     let net = match req.engine {
@@ -154,12 +181,9 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
     let mut position = req.position;
     let reply = tokio::task::spawn_blocking(move || {
         let (mut ab, mut mc) = (None, None);
-        let (sims, time) = budget.mcts_limits();
-        let best = match (&board, &net) {
-            (Board::Jungle(g), Some(net)) => mc.insert(analysis::run_mcts(net, &st2.config.mcts, g, sims, time, &guard.stop, &mut |_| true)).best.clone(),
-            (Board::Flip { game, .. }, Some(net)) => mc.insert(analysis::run_mcts(net, &st2.config.mcts, game, sims, time, &guard.stop, &mut |_| true)).best.clone(),
-            (Board::Jungle(g), None) => ab.insert(analysis::run_alphabeta(&st2.config, g, &budget.alphabeta_limits(), guard.stop.clone(), &mut |_| true)).best.clone(),
-            (Board::Flip { game, .. }, None) => ab.insert(super::flip::run_expectimax(game, &budget.alphabeta_limits(), &mut |_| !guard.stop.load(Ordering::Relaxed))).best.clone(),
+        let best = match &net {
+            Some(net) => mc.insert(board.mcts(&st2, net, budget, &guard.stop, &mut |_| true)).best.clone(),
+            None => ab.insert(board.alphabeta(&st2, budget, &guard.stop, &mut |_| true)).best.clone(),
         };
         let mv = best.ok_or_else(|| ApiError::conflict("the search was stopped before it chose a move"))?;
         // The position after the move, by the same path as every request (a flip's outcome
@@ -175,7 +199,7 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
 }
 
 /// The loaded network, if it plays `game`.
-fn network(st: &ServeState, game: GameName) -> Result<Arc<crate::nn::burn_eval::NetEvaluator>, ApiError> {
+fn network(st: &ServeState, game: GameName) -> Result<Arc<NetEvaluator>, ApiError> {
     match (&st.network, st.network_game) {
         (Some(n), Some(g)) if g == game => Ok(n.clone()),
         (Some(_), Some(g)) => Err(ApiError::conflict(format!("the loaded network plays the {} game, not this one", game_word(g)))),
@@ -284,34 +308,18 @@ fn analyse_thread(st: &ServeState, board: &Board, budget: Budget, which: Engines
         return;
     }
     let over = board.is_over();
-    let net = st.network.as_ref().filter(|_| !over);
-    let (sims, time) = budget.mcts_limits();
-    let mut mcts = |v: &MctsView| send("mcts", v);
-    let network = |v: NetworkView| send("network", &v);
-    let alive = match (board, net) {
-        (Board::Jungle(g), Some(net)) => (!which.network || network(analysis::network_view(net, g))) && {
-            if which.mcts {
-                analysis::run_mcts(net, &st.config.mcts, g, sims, time, &guard.stop, &mut mcts);
-            }
-            true
-        },
-        (Board::Flip { game, .. }, Some(net)) => (!which.network || network(analysis::network_view(net, game))) && {
-            if which.mcts {
-                analysis::run_mcts(net, &st.config.mcts, game, sims, time, &guard.stop, &mut mcts);
-            }
-            true
-        },
-        _ => true,
-    };
-    if !alive {
-        return;
+    // Only a network of this game, and only while the game goes on.
+    let net = st.network.as_ref().filter(|_| !over && st.network_game == Some(board.name()));
+    if let Some(net) = net {
+        if which.network && !send("network", &board.network_view(net)) {
+            return;
+        }
+        if which.mcts {
+            board.mcts(st, net, budget, &guard.stop, &mut |v| send("mcts", v));
+        }
     }
     if which.alphabeta && !over && !guard.stop.load(Ordering::Relaxed) {
-        let mut report = |v: &AlphaBetaView| send("alphabeta", v);
-        let last = match board {
-            Board::Jungle(g) => analysis::run_alphabeta(&st.config, g, &budget.alphabeta_limits(), guard.stop.clone(), &mut report),
-            Board::Flip { game, .. } => super::flip::run_expectimax(game, &budget.alphabeta_limits(), &mut |v| !guard.stop.load(Ordering::Relaxed) && report(v)),
-        };
+        let last = board.alphabeta(st, budget, &guard.stop, &mut |v| send("alphabeta", v));
         if !send("alphabeta", &last) {
             return;
         }

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use super::ApiError;
 use crate::game::{Game, Outcome, Turn};
 use crate::games::GameName;
-use crate::jungle::{JungleGame, Rules, Side, describe_outcome, parse_fen};
+use crate::jungle::{JungleGame, Kind, Rules, Side, describe_outcome, parse_fen};
+use crate::switches::Switches;
 
 /// The most moves a request may replay (a game that long ended at any sane move cap).
 pub const MAX_MOVES: usize = 4096;
@@ -38,23 +39,38 @@ impl PositionRequest {
 /// The game from `fen` (none or empty: the start) after `moves`, each named in the error when
 /// it is not legal.
 pub fn game_of<S: AsRef<str>>(base: Rules, fen: Option<&str>, moves: &[S], rules: Option<&str>) -> Result<JungleGame, ApiError> {
-    let mut r = base;
-    if let Some(spec) = rules.map(str::trim).filter(|s| !s.is_empty() && *s != "default") {
-        r.apply_overrides(spec).map_err(|e| ApiError::bad(format!("bad rules: {e}")))?;
-    }
+    let r = with_overrides(base, rules)?;
     let root = match fen.map(str::trim).filter(|f| !f.is_empty()) {
         None => crate::jungle::Position::start(),
         Some(f) => parse_fen(f).map_err(|e| ApiError::bad(format!("bad FEN: {e}")))?,
     };
-    if moves.len() > MAX_MOVES {
-        return Err(ApiError::bad(format!("{} moves is more than the {MAX_MOVES} a request may replay", moves.len())));
-    }
+    check_length(moves.len())?;
     let mut game = JungleGame::new(root, r);
     for (i, text) in moves.iter().enumerate() {
         let text = text.as_ref();
         game.play_text(text).map_err(|e| ApiError::bad(format!("move {} ('{text}'): {e}", i + 1)))?;
     }
     Ok(game)
+}
+
+/// `base` with a request's rule switches (`key=value,...`; none, empty or `default`: as is).
+pub fn with_overrides<R: Switches>(base: R, spec: Option<&str>) -> Result<R, ApiError>
+where
+    R::Error: std::fmt::Display,
+{
+    let mut r = base;
+    if let Some(spec) = spec {
+        r.apply_overrides(spec).map_err(|e| ApiError::bad(format!("bad rules: {e}")))?;
+    }
+    Ok(r)
+}
+
+/// Refuses more moves than a request may replay.
+pub fn check_length(moves: usize) -> Result<(), ApiError> {
+    if moves > MAX_MOVES {
+        return Err(ApiError::bad(format!("{moves} moves is more than the {MAX_MOVES} a request may replay")));
+    }
+    Ok(())
 }
 
 /// `red` or `blue`.
@@ -85,6 +101,12 @@ pub struct ResultView {
     pub reason: String,
     /// The result in words.
     pub text: String,
+}
+
+impl PieceView {
+    pub fn new(square: String, side: Side, kind: Kind, letter: char, dog_over_wolf: bool) -> PieceView {
+        PieceView { square, side: side_name(side).to_string(), kind: kind.name().to_ascii_lowercase(), letter: letter.to_string(), strength: kind.rank(dog_over_wolf) }
+    }
 }
 
 impl ResultView {
@@ -124,13 +146,7 @@ impl PositionView {
         let rules = game.rules();
         let pieces = pos
             .pieces()
-            .map(|(sq, p)| PieceView {
-                square: sq.to_string(),
-                side: side_name(p.side()).to_string(),
-                kind: p.kind().name().to_ascii_lowercase(),
-                letter: p.letter().to_string(),
-                strength: p.kind().rank(rules.dog_over_wolf),
-            })
+            .map(|(sq, p)| PieceView::new(sq.to_string(), p.side(), p.kind(), p.letter(), rules.dog_over_wolf))
             .collect();
         let result = match game.turn() {
             Turn::Over(o) => Some(ResultView::of(&o)),
