@@ -29,5 +29,8 @@ cat > "$bundle/bin/llvm-config" <<'WRAP'
 WRAP
 chmod +x "$bundle/bin/llvm-config"
 
-cargo build --release --features cuda "$@"
-echo "built target/release/junglezero with the cuda feature; select it with --set hardware.device=cuda"
+# Extra arguments go to cargo.
+args=("$@")
+if [ ${#args[@]} -eq 0 ]; then args=(--release); fi
+cargo build --features cuda "${args[@]}"
+echo "built junglezero with the cuda feature; select it with --set hardware.device=cuda"

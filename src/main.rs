@@ -62,10 +62,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// Logs go to stderr; `RUST_LOG` picks the level (default: info).
+/// Logs go to stderr; `RUST_LOG` picks the level (default: info, and only errors from the GPU
+/// runtime's device threads, whose failures the device check reports itself in one line).
 fn init_logging() {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,cubecl_common::device=error"));
     // Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).with_ansi(colour).try_init();

@@ -312,7 +312,13 @@ impl<G: RunGame> Pipeline<G> {
         let evaluator = self.best_evaluator()?;
         let generation = self.run.best().map_or(0, |(g, _)| g);
         let stage = G::stage(&self.config);
-        let summary = play_into_run(&self.run, &stage, &evaluator, evaluator.id(), generation, games, self.meta.iteration + 1, progress, stop)?;
+        let server = crate::mcts::server::ServerStats::default();
+        let summary = crate::mcts::server::maybe_served(&evaluator, self.config.selfplay.server_config(), &server, |e| {
+            play_into_run(&self.run, &stage, e, evaluator.id(), generation, games, self.meta.iteration + 1, progress, stop)
+        })?;
+        if self.config.selfplay.inference_server {
+            tracing::info!("inference server: {} network calls, mean batch {:.0}", server.calls.load(std::sync::atomic::Ordering::Relaxed), server.mean_batch());
+        }
         self.ingest()?;
         Ok(summary)
     }

@@ -125,6 +125,75 @@ fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
     assert!(evals > 2 * batches, "{evals} evals in {batches} batches");
 }
 
+/// A deterministic stand-in for a network that reads only the encoded inputs: each row's
+/// outputs are a fixed function of that row alone.
+struct RowFunction;
+
+impl junglezero::mcts::server::BatchEvaluator for RowFunction {
+    fn evaluate_inputs(&self, inputs: &[f32], n: usize, out: Outputs<'_>) {
+        let actions = JungleGame::ACTIONS;
+        for i in 0..n {
+            let row = &inputs[i * INPUT_SIZE..(i + 1) * INPUT_SIZE];
+            let s: f32 = row.iter().enumerate().map(|(j, x)| x * (j % 97) as f32 * 0.01).sum();
+            for a in 0..actions {
+                out.policy[i * actions + a] = (s + a as f32 * 0.37).sin();
+            }
+            out.value[i] = (s * 0.05).sin() * 0.5;
+            out.moves_left[i] = f32::NAN;
+        }
+    }
+    fn actions(&self) -> usize {
+        JungleGame::ACTIONS
+    }
+    fn input_size(&self) -> usize {
+        INPUT_SIZE
+    }
+    fn name(&self) -> String {
+        "row function".into()
+    }
+}
+
+impl Evaluator<JungleGame> for RowFunction {
+    fn evaluate(&self, states: &[&JungleGame], inputs: &[f32], out: Outputs<'_>) {
+        junglezero::mcts::server::BatchEvaluator::evaluate_inputs(self, inputs, states.len(), out);
+    }
+    fn name(&self) -> String {
+        "row function".into()
+    }
+}
+
+#[test]
+fn selfplay_through_the_inference_server_plays_the_same_games() {
+    use junglezero::mcts::server::{ServerConfig, ServerStats, maybe_served};
+    let (mut mcts, mut sp) = small_selfplay();
+    sp.workers = 3;
+    // No output cache: which worker's cache held a position would depend on the schedule.
+    mcts.cache_entries = 0;
+    let rules = Rules { max_plies: 80, ..Rules::default() };
+    let opts = RunOptions { games: 9, first_index: 0, seed: 5, model_id: "f".into(), root: JungleGame::start(rules), deadline: None, finish: None };
+    let mut direct = play_plain(&RowFunction, &mcts, &sp, &opts);
+    direct.sort_by_key(|g| g.seed);
+    let stats = ServerStats::default();
+    let config = ServerConfig { max_batch: 64, max_wait: std::time::Duration::from_millis(2), clients: 3 };
+    let mut served = Vec::new();
+    let counters = Counters::default();
+    maybe_served(&RowFunction, Some(config), &stats, |e| {
+        if let Err(never) = run(e, &mcts, &sp, &opts, &counters, |g| {
+            served.push(g);
+            Ok::<(), std::convert::Infallible>(())
+        }, || {}) {
+            match never {}
+        }
+    });
+    served.sort_by_key(|g| g.seed);
+    assert_eq!(direct, served);
+    // The server merged the three workers' batches: fewer, larger calls than the workers made.
+    let calls = stats.calls.load(std::sync::atomic::Ordering::Relaxed);
+    let batches = counters.batches.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(stats.positions.load(std::sync::atomic::Ordering::Relaxed), counters.evals.load(std::sync::atomic::Ordering::Relaxed));
+    assert!(calls < batches && stats.mean_batch() <= 64.0 + 1e-9, "{calls} calls for {batches} worker batches");
+}
+
 #[test]
 fn level_games_are_adjudicated_drawn_after_the_set_ply() {
     // A uniform evaluator values every position 0, so the search values stay level: every game

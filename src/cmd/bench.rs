@@ -87,7 +87,7 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
         "net {} ({:.1} MFLOP/position) device {}{} threads {threads}",
         config.model.describe(),
         flops / 1e6,
-        config.hardware.device,
+        config.hardware.describe(),
         if eval.is_fused() { " (fused CPU path)" } else { " (burn kernels)" }
     )?;
     let mut batch = 1;
@@ -111,25 +111,40 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
         out,
         "net {} device {} workers {workers} games in flight {} sims {}/{} (full/fast)",
         config.model.describe(),
-        config.hardware.device,
+        config.hardware.describe(),
         config.selfplay.games_in_flight,
         config.selfplay.full_sims,
         config.selfplay.fast_sims
     )?;
-    let r = junglezero::selfplay::bench::measure(&eval, &config.mcts, &config.selfplay, config.rules, seconds);
+    let server = junglezero::mcts::server::ServerStats::default();
+    let r = junglezero::mcts::server::maybe_served(&eval, config.selfplay.server_config(), &server, |e| {
+        junglezero::selfplay::bench::measure(e, &config.mcts, &config.selfplay, config.rules, seconds)
+    });
     let x = r.evals_per_second();
-    let mean_batch = r.mean_batch().round().max(1.0) as usize;
+    // Raw inference is measured the way the device was fed: the workers' own batches from as
+    // many threads, or the server's merged batches from its one thread.
+    let (mean_batch, threads) = if config.selfplay.inference_server {
+        (server.mean_batch().round().max(1.0) as usize, 1)
+    } else {
+        (r.mean_batch().round().max(1.0) as usize, workers)
+    };
     writeln!(
         out,
-        "self-play: {} evals in {} batches (mean batch {mean_batch}), {} moves, {} games, {:.1} s, {:.0}% of worker time in the network",
+        "self-play: {} evals in {} batches (mean batch {:.0}), {} moves, {} games, {:.1} s, {:.0}% of worker time in the network",
         r.evals,
         r.batches.max(1),
+        r.mean_batch(),
         r.moves,
         r.games,
         r.seconds,
         100.0 * r.eval_seconds / (r.seconds * workers as f64)
     )?;
-    let y = raw_throughput(&eval, mean_batch, workers, (seconds / 3.0).clamp(2.0, 10.0));
+    if config.selfplay.inference_server {
+        writeln!(out, "inference server: {} network calls, mean batch {:.1} on the device", server.calls.load(std::sync::atomic::Ordering::Relaxed), server.mean_batch())?;
+    } else {
+        writeln!(out, "no inference server: each worker calls the network, mean batch {mean_batch} on the device")?;
+    }
+    let y = raw_throughput(&eval, mean_batch, threads, (seconds / 3.0).clamp(2.0, 10.0));
     writeln!(out, "selfplay evals/s {x:.0} raw evals/s {y:.0} ratio {:.3}", x / y)?;
     Ok(())
 }
@@ -175,7 +190,7 @@ fn bench_train(steps: u32, args: &ConfigArgs) -> anyhow::Result<()> {
             out,
             "train {label} net {} batch {b} device {} optimizer {:?}: {:.0} samples/s ({per_step:.3} s/step)",
             model.describe(),
-            config.hardware.device,
+            config.hardware.describe(),
             config.train.optimizer,
             b as f64 / per_step
         )?;

@@ -51,8 +51,9 @@ fn play_out<G: RunGame>(args: &SelfplayArgs, config: &Config, out: &std::path::P
     let start = Instant::now();
     let plies = std::cell::Cell::new(0u64);
     let mut writer = ShardWriter::<G>::new(out, "selfplay", config.selfplay.games_per_shard);
-    let result = run_selfplay(
-        &evaluator,
+    let server = junglezero::mcts::server::ServerStats::default();
+    let result = junglezero::mcts::server::maybe_served(&evaluator, config.selfplay.server_config(), &server, |evaluator| run_selfplay(
+        evaluator,
         &config.mcts,
         &config.selfplay,
         &opts,
@@ -75,7 +76,7 @@ fn play_out<G: RunGame>(args: &SelfplayArgs, config: &Config, out: &std::path::P
                 if games > 0 { plies.get() as f64 / games as f64 } else { 0.0 },
             ));
         },
-    );
+    ));
     // Finished games are written even when a shard write failed part way.
     let last = writer.flush();
     result?;
@@ -91,5 +92,8 @@ fn play_out<G: RunGame>(args: &SelfplayArgs, config: &Config, out: &std::path::P
         per_sec(counters.evals.load(Ordering::Relaxed), secs),
         if games > 0 { plies.get() as f64 / games as f64 } else { 0.0 }
     );
+    if config.selfplay.inference_server {
+        println!("inference server: {} network calls, mean batch {:.1}", server.calls.load(Ordering::Relaxed), server.mean_batch());
+    }
     Ok(())
 }

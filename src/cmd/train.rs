@@ -103,7 +103,7 @@ fn train_game<G: RunGame>(run_path: &Path, config: Config) -> anyhow::Result<()>
         run_path.display(),
         c.train.games_per_iteration,
         c.model.describe(),
-        c.hardware.device,
+        c.hardware.describe(),
         c.selfplay.worker_count(),
         c.selfplay.games_in_flight
     );

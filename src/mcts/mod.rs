@@ -7,6 +7,7 @@ pub mod evaluator;
 pub mod gumbel;
 pub mod player;
 pub mod search;
+pub mod server;
 pub mod testing;
 pub mod tree;
 

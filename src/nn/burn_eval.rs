@@ -3,6 +3,7 @@
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
 
+use crate::mcts::server::BatchEvaluator;
 use crate::mcts::{Evaluator, Outputs};
 use super::device::{is_cpu, parse_device};
 use super::fused::{FusedNet, HostOutputs};
@@ -119,12 +120,22 @@ thread_local! {
 /// checks the model file's game, so a mismatch is a bug: it panics rather than read garbage).
 impl<G: Encode> Evaluator<G> for NetEvaluator {
     fn evaluate(&self, states: &[&G], inputs: &[f32], out: Outputs<'_>) {
-        let n = states.len();
+        assert_eq!(self.net.shape(), G::SHAPE, "a {} network asked to evaluate {} positions", self.net.shape().game, G::SHAPE.game);
+        self.evaluate_inputs(inputs, states.len(), out);
+    }
+
+    fn name(&self) -> String {
+        self.describe()
+    }
+}
+
+/// The network reads only the encoded inputs, so an inference server can merge batches.
+impl BatchEvaluator for NetEvaluator {
+    fn evaluate_inputs(&self, inputs: &[f32], n: usize, out: Outputs<'_>) {
         if n == 0 {
             return;
         }
-        assert_eq!(self.net.shape(), G::SHAPE, "a {} network asked to evaluate {} positions", self.net.shape().game, G::SHAPE.game);
-        let actions = G::ACTIONS;
+        let actions = self.net.shape().actions();
         if let Some(f) = &self.fused {
             // Straight into the caller's buffers; only the win/draw/loss triples need room.
             WDL.with(|wdl| {
@@ -146,6 +157,14 @@ impl<G: Encode> Evaluator<G> for NetEvaluator {
             out.value[i] = o.wdl[3 * i] - o.wdl[3 * i + 2];
             out.moves_left[i] = o.moves_left.get(i).map_or(f32::NAN, |m| m * MOVES_LEFT_UNIT);
         }
+    }
+
+    fn actions(&self) -> usize {
+        self.net.shape().actions()
+    }
+
+    fn input_size(&self) -> usize {
+        self.net.shape().input_size()
     }
 
     fn name(&self) -> String {

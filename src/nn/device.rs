@@ -23,11 +23,21 @@ impl Default for HardwareConfig {
 }
 
 impl HardwareConfig {
-    /// The device name names a backend compiled into this binary.
+    /// The device name names a backend compiled into this binary, and a GPU device opens and
+    /// computes ([`check_device`]).
     pub fn validate(&self) -> Result<(), crate::check::ConfigError> {
-        parse_device(&self.device)
+        check_device(&self.device)
             .map(drop)
             .map_err(|e| crate::check::ConfigError::Invalid { key: "hardware.device".into(), message: e.to_string() })
+    }
+
+    /// The device with the adapter's name where the backend reports one, e.g.
+    /// `wgpu (NVIDIA H200)`; the bare name for the CPU.
+    pub fn describe(&self) -> String {
+        match check_device(&self.device) {
+            Ok(Some(adapter)) => format!("{} ({adapter})", self.device),
+            _ => self.device.clone(),
+        }
     }
 }
 
@@ -61,6 +71,8 @@ pub enum DeviceError {
     BadIndex(String),
     #[error("unknown device '{name}' (known: {known})")]
     Unknown { name: String, known: &'static str },
+    #[error("device '{name}' cannot be used: {reason}")]
+    Unavailable { name: String, reason: String },
 }
 
 /// Parses a device name; a backend missing from this build is an error naming the feature to
@@ -106,6 +118,78 @@ pub fn parse_device(name: &str) -> Result<Device, DeviceError> {
         }
         _ => Err(DeviceError::Unknown { name: name.into(), known: DEVICE_NAMES }),
     }
+}
+
+/// Opens a device by name and runs one small computation on it, so that a missing driver or
+/// adapter is one error line here instead of a panic deep inside a backend later. The CPU needs
+/// no check. Returns the adapter's name where the backend reports one. Each name is checked once
+/// per process (the answer is kept).
+pub fn check_device(name: &str) -> Result<Option<String>, DeviceError> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CHECKED: Mutex<Option<HashMap<String, Result<Option<String>, DeviceError>>>> = Mutex::new(None);
+    let device = parse_device(name)?;
+    if is_cpu(name) {
+        return Ok(None);
+    }
+    let mut checked = CHECKED.lock().unwrap_or_else(|p| p.into_inner());
+    let checked = checked.get_or_insert_with(HashMap::new);
+    if let Some(r) = checked.get(name) {
+        return r.clone();
+    }
+    let r = open_and_compute(&device).map_err(|reason| DeviceError::Unavailable { name: name.into(), reason });
+    checked.insert(name.into(), r.clone());
+    r
+}
+
+/// The adapter's name after a sum of four ones came out as 4 on `device`; a backend panic
+/// (no adapter, no driver) becomes its message on one line, with a hint.
+fn open_and_compute(device: &Device) -> Result<Option<String>, String> {
+    use burn::prelude::Tensor;
+    let work = || {
+        #[cfg(any(feature = "wgpu", feature = "vulkan", feature = "cuda"))]
+        let adapter = device.identity().map(|i| i.name);
+        #[cfg(not(any(feature = "wgpu", feature = "vulkan", feature = "cuda")))]
+        let adapter = None;
+        let sum = Tensor::<1>::ones([4], device).sum().into_scalar::<f32>();
+        (adapter, sum)
+    };
+    // The backend reports a missing adapter by panicking, on its own device thread first; keep
+    // the messages off stderr and report the first one (the cause).
+    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        let text = payload_text(info.payload());
+        SEEN.lock().unwrap_or_else(|p| p.into_inner()).push(text);
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    std::panic::set_hook(hook);
+    let seen = std::mem::take(&mut *SEEN.lock().unwrap_or_else(|p| p.into_inner()));
+    match result {
+        Ok((adapter, sum)) if sum == 4.0 => Ok(adapter),
+        Ok((_, sum)) => Err(format!("a test sum of four ones gave {sum}")),
+        Err(payload) => {
+            let text = seen.into_iter().next().unwrap_or_else(|| payload_text(&*payload));
+            let mut line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            if line.len() > 300 {
+                let cut = (0..=300).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
+                line.truncate(cut);
+                line.push_str("...");
+            }
+            Err(format!(
+                "{line} (no usable adapter or driver; without a GPU, Debian's mesa-vulkan-drivers and libvulkan1 give wgpu a software Vulkan device)"
+            ))
+        }
+    }
+}
+
+/// A panic's message, where it has one.
+fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "the backend failed to start".into())
 }
 
 /// Whether a device name is the CPU (where the fused inference path applies).

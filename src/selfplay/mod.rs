@@ -64,6 +64,13 @@ pub struct SelfplayConfig {
     pub finish_after_plies: u32,
     /// Search depth of that teacher (each legal move scored to this depth).
     pub finish_depth: u32,
+    /// Send the workers' batches to one inference thread that merges them into larger network
+    /// calls (`mcts::server`); for GPUs, where only large batches are cheap per position.
+    pub inference_server: bool,
+    /// The server calls the network once this many positions wait...
+    pub inference_max_batch: usize,
+    /// ...or once every worker has a batch waiting, or after this many microseconds.
+    pub inference_wait_us: u64,
 }
 
 impl Default for SelfplayConfig {
@@ -90,6 +97,9 @@ impl Default for SelfplayConfig {
             heuristic_scale: 500.0,
             finish_after_plies: 0,
             finish_depth: 4,
+            inference_server: false,
+            inference_max_batch: 4096,
+            inference_wait_us: 1000,
         }
     }
 }
@@ -116,6 +126,8 @@ impl SelfplayConfig {
         check_range("selfplay.heuristic_scale", self.heuristic_scale, 1.0, 100_000.0)?;
         check_range("selfplay.finish_after_plies", self.finish_after_plies, 0, 100_000)?;
         check_range("selfplay.finish_depth", self.finish_depth, 1, 32)?;
+        check_range("selfplay.inference_max_batch", self.inference_max_batch, 1, 1 << 20)?;
+        check_range("selfplay.inference_wait_us", self.inference_wait_us, 0, 10_000_000)?;
         Ok(())
     }
 
@@ -124,6 +136,15 @@ impl SelfplayConfig {
     pub fn heuristic_weight_for(&self, best: u64) -> f32 {
         let left = 1.0 - best as f64 / self.heuristic_generations as f64;
         (self.heuristic_weight as f64 * left.max(0.0)) as f32
+    }
+
+    /// The inference server's settings, when it is on.
+    pub fn server_config(&self) -> Option<crate::mcts::server::ServerConfig> {
+        self.inference_server.then(|| crate::mcts::server::ServerConfig {
+            max_batch: self.inference_max_batch,
+            max_wait: std::time::Duration::from_micros(self.inference_wait_us),
+            clients: self.worker_count(),
+        })
     }
 
     /// Worker threads to start.
