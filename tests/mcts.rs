@@ -164,34 +164,36 @@ impl Evaluator<JungleGame> for RowFunction {
 
 #[test]
 fn selfplay_through_the_inference_server_plays_the_same_games() {
+    // The batched driver with one worker is deterministic, so its games through the server must
+    // be its games with the evaluator called directly. (The merging of several workers' batches
+    // is tested in `mcts::server`.)
     use junglezero::mcts::server::{ServerConfig, ServerStats, maybe_served};
-    let (mut mcts, mut sp) = small_selfplay();
-    sp.workers = 3;
-    // No output cache: which worker's cache held a position would depend on the schedule.
-    mcts.cache_entries = 0;
+    let (mcts, sp) = small_selfplay();
     let rules = Rules { max_plies: 80, ..Rules::default() };
-    let opts = RunOptions { games: 9, first_index: 0, seed: 5, model_id: "f".into(), root: JungleGame::start(rules), deadline: None, finish: None };
-    let mut direct = play_plain(&RowFunction, &mcts, &sp, &opts);
-    direct.sort_by_key(|g| g.seed);
-    let stats = ServerStats::default();
-    let config = ServerConfig { max_batch: 64, max_wait: std::time::Duration::from_millis(2), clients: 3 };
-    let mut served = Vec::new();
-    let counters = Counters::default();
-    maybe_served(&RowFunction, Some(config), &stats, |e| {
-        if let Err(never) = run(e, &mcts, &sp, &opts, &counters, |g| {
-            served.push(g);
-            Ok::<(), std::convert::Infallible>(())
-        }, || {}) {
-            match never {}
-        }
-    });
-    served.sort_by_key(|g| g.seed);
+    let opts = RunOptions { games: 6, first_index: 0, seed: 5, model_id: "f".into(), root: JungleGame::start(rules), deadline: None, finish: None };
+    let play = |server: Option<ServerConfig>, stats: &ServerStats, counters: &Counters| {
+        let mut games = Vec::new();
+        maybe_served(&RowFunction, server, stats, |e| {
+            if let Err(never) = run(e, &mcts, &sp, &opts, counters, |g| {
+                games.push(g);
+                Ok::<(), std::convert::Infallible>(())
+            }, || {}) {
+                match never {}
+            }
+        });
+        games.sort_by_key(|g| g.seed);
+        games
+    };
+    let direct = play(None, &ServerStats::default(), &Counters::default());
+    let (stats, counters) = (ServerStats::default(), Counters::default());
+    let served = play(Some(ServerConfig { max_batch: 64, max_wait: std::time::Duration::from_millis(2), clients: 1 }), &stats, &counters);
+    assert_eq!(direct.len(), 6);
     assert_eq!(direct, served);
-    // The server merged the three workers' batches: fewer, larger calls than the workers made.
-    let calls = stats.calls.load(std::sync::atomic::Ordering::Relaxed);
-    let batches = counters.batches.load(std::sync::atomic::Ordering::Relaxed);
-    assert_eq!(stats.positions.load(std::sync::atomic::Ordering::Relaxed), counters.evals.load(std::sync::atomic::Ordering::Relaxed));
-    assert!(calls < batches && stats.mean_batch() <= 64.0 + 1e-9, "{calls} calls for {batches} worker batches");
+    // Every leaf went through the server.
+    let evals = counters.evals.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(evals > 0);
+    assert_eq!(stats.positions.load(std::sync::atomic::Ordering::Relaxed), evals);
+    assert_eq!(stats.requests.load(std::sync::atomic::Ordering::Relaxed), counters.batches.load(std::sync::atomic::Ordering::Relaxed));
 }
 
 #[test]
