@@ -35,6 +35,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Write a training report (Markdown with PNG and SVG plots) into the run's report/.
     Report(ReportArgs),
+    /// Write a run's training positions as NumPy arrays (.npz) with a JSON sidecar.
+    Dump(DumpArgs),
     /// Check a run directory: shards, networks and the trainer checkpoint load and fit together.
     Verify(VerifyArgs),
     /// Play against the engine in the terminal.
@@ -211,6 +213,10 @@ pub enum BenchCommand {
 pub struct UciArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
+    /// The game to start with (default: the config's `game`); `setoption name UCI_Variant
+    /// value jungle|flip` switches it during a session.
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }
 
 #[derive(Args, Debug)]
@@ -387,6 +393,19 @@ pub struct ReportArgs {
     /// The run directory.
     #[arg(long, value_name = "DIR")]
     pub run: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct DumpArgs {
+    /// The run directory.
+    #[arg(long, value_name = "DIR")]
+    pub run: PathBuf,
+    /// Dump the newest N shards (default: the shards of the trainer's replay window).
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// The .npz file to write; its sidecar is the same name with .json.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]

@@ -129,8 +129,9 @@ impl Config {
         toml::to_string(self).unwrap_or_default()
     }
 
-    /// Range checks for every section. The device name is checked where a network is built
-    /// (`nn::device::parse_device`), so that this module needs nothing from the network.
+    /// Range checks for every section. The device is not opened here: the commands that run
+    /// networks check it after loading (`HardwareConfig::validate`), so that validating a config
+    /// needs nothing from the network.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.search.validate()?;
         self.eval.validate()?;

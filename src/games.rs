@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Encode, Shape};
-use crate::flip::{FlipGame, FlipRules};
-use crate::jungle::{JungleGame, Rules};
+use crate::flip::{FlipGame, FlipRules, FlipRulesError};
+use crate::jungle::{JungleGame, Rules, RulesError};
 
 /// Which game a config, run or command plays.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
@@ -40,12 +40,23 @@ pub fn shape_named(name: &str) -> Option<Shape> {
     SHAPES.into_iter().find(|s| s.game == name)
 }
 
-/// Whether `text` reads as rule switches of the game called `name` (the message says why not).
-pub fn check_rules(name: &str, text: &str) -> Result<(), String> {
+/// Why rule switches written for a named game do not read.
+#[derive(Debug, thiserror::Error)]
+pub enum GameRulesError {
+    #[error(transparent)]
+    Jungle(#[from] RulesError),
+    #[error(transparent)]
+    Flip(#[from] FlipRulesError),
+    #[error("unknown game '{0}'")]
+    UnknownGame(String),
+}
+
+/// Whether `text` reads as rule switches of the game called `name`.
+pub fn check_rules(name: &str, text: &str) -> Result<(), GameRulesError> {
     match name {
-        "jungle" => text.parse::<Rules>().map(|_| ()).map_err(|e| e.to_string()),
-        "flip" => text.parse::<FlipRules>().map(|_| ()).map_err(|e| e.to_string()),
-        other => Err(format!("unknown game '{other}'")),
+        "jungle" => text.parse::<Rules>().map(|_| ()).map_err(GameRulesError::from),
+        "flip" => text.parse::<FlipRules>().map(|_| ()).map_err(GameRulesError::from),
+        other => Err(GameRulesError::UnknownGame(other.to_string())),
     }
 }
 

@@ -52,6 +52,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => cmd::export::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Report(args) => cmd::report::run(args),
+        Command::Dump(args) => cmd::train::dump(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Train(args) => cmd::train::train(args),
         Command::Learn(args) => cmd::train::learn(args),

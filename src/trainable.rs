@@ -20,8 +20,11 @@ pub trait Trainable: Encode {
     /// The usual start under `rules`.
     fn start_under(rules: &Self::Rules) -> Self;
 
+    /// Why a root position's text does not parse.
+    type RootError: std::error::Error + Send + Sync + 'static;
+
     /// The game from a root position written as [`root_text`](Self::root_text) writes it.
-    fn from_root(text: &str, rules: &Self::Rules) -> Result<Self, String>;
+    fn from_root(text: &str, rules: &Self::Rules) -> Result<Self, Self::RootError>;
 
     /// The current position as text a record can start from (Jungle: FEN; flip: its
     /// position string).
@@ -40,6 +43,14 @@ pub trait Trainable: Encode {
     fn try_action(&self, mv: Self::Move) -> Option<usize>;
 
     fn snapshot(&self) -> Self::Snapshot;
+
+    /// The position of a snapshot as a game (without the history before it: Jungle's
+    /// repetition rule then forbids nothing), for its text and legal moves.
+    fn from_snapshot(snapshot: &Self::Snapshot, rules: &Self::Rules) -> Self;
+
+    /// What each input plane holds, and the action layout, in words (for dumped data).
+    const PLANE_NAMES: &'static [&'static str];
+    const ACTION_LAYOUT: &'static str;
 
     /// Writes the encoding of a snapshot (as [`Encode::encode`] would of its position).
     fn encode_snapshot(snapshot: &Self::Snapshot, rules: &Self::Rules, out: &mut [f32]);

@@ -107,6 +107,80 @@ isready
     }
 }
 
+/// Whether `mv` is a legal flip-game move after `moves` from the all-face-down start (a flip
+/// without its outcome counts: the host then draws what it reveals).
+fn flip_legal_after(moves: &[&str], mv: &str, rules: junglezero::flip::FlipRules) -> bool {
+    let mut g = junglezero::flip::FlipGame::start(rules);
+    for m in moves {
+        junglezero::flip::play_text(&mut g, m).unwrap();
+    }
+    junglezero::flip::play_text(&mut g, mv).is_ok()
+}
+
+#[test]
+fn the_flip_game_through_uci_variant() {
+    let script = "\
+uci
+setoption name UCI_Variant value flip
+uci
+position startpos
+go depth 2
+position startpos moves f:a1=L f:b2
+go depth 2
+position startpos moves f:a1=L f:b2=e
+go depth 3
+position startpos moves f:a1=L a1a2
+position fen not a position
+setoption name UCI_Variant value chess
+setoption name Engine value alphabeta
+position startpos
+setoption name setup value own_half
+setoption name no_progress_plies value 7
+position startpos moves f:a1=L
+go nodes 500
+setoption name UCI_Variant value jungle
+isready
+position startpos moves a3a4
+go depth 2
+";
+    let (out, code) = run(&["uci"], script);
+    assert_eq!(code, 0, "{out}");
+    let answers: Vec<&str> = out.lines().filter(|l| !l.starts_with("info depth")).collect();
+    // The first `uci` lists the variant option with Jungle's options; the second, in the flip
+    // game, the flip game's engine and rules.
+    let first_ok = answers.iter().position(|l| *l == "uciok").unwrap();
+    assert!(answers[..first_ok].contains(&"option name UCI_Variant type combo default jungle var jungle var flip"), "{out}");
+    assert!(answers[..first_ok].contains(&"option name Engine type combo default alphabeta var alphabeta var mcts"), "{out}");
+    let second_ok = first_ok + 1 + answers[first_ok + 1..].iter().position(|l| *l == "uciok").unwrap();
+    let flip_options = &answers[first_ok + 1..second_ok];
+    assert!(flip_options.contains(&"option name UCI_Variant type combo default flip var jungle var flip"), "{out}");
+    assert!(flip_options.contains(&"option name Engine type combo default expectiminimax var expectiminimax var mcts"), "{out}");
+    for key in ["no_move_loses", "no_progress_plies", "setup", "dog_over_wolf"] {
+        assert!(flip_options.iter().any(|l| l.starts_with(&format!("option name {key} type"))), "option {key}: {out}");
+    }
+    assert!(!flip_options.iter().any(|l| l.starts_with("option name anti_chase")), "{out}");
+    let own_half = junglezero::flip::FlipRules { setup: junglezero::flip::Setup::OwnHalf, no_progress_plies: 7, ..Default::default() };
+    let rest = &answers[second_ok + 1..];
+    let want: [&dyn Fn(&str) -> bool; 11] = [
+        // From the all-face-down start every move is a flip.
+        &|l| l.strip_prefix("bestmove f:").is_some_and(|m| flip_legal_after(&[], &format!("f:{m}"), Default::default())),
+        &|l| l.starts_with("info string error: a flip is waiting for what it reveals"),
+        &|l| l == "bestmove (none)",
+        &|l| l.strip_prefix("bestmove ").is_some_and(|m| flip_legal_after(&["f:a1=L", "f:b2=e"], m, Default::default())),
+        &|l| l.starts_with("info string error: move 2 ('a1a2')"),
+        &|l| l.starts_with("info string error: bad position string"),
+        &|l| l == "info string error: unknown variant 'chess' (available: jungle, flip)",
+        &|l| l == "info string error: unknown engine 'alphabeta' (available: expectiminimax, mcts)",
+        &|l| l.strip_prefix("bestmove ").is_some_and(|m| flip_legal_after(&["f:a1=L"], m, own_half)),
+        &|l| l == "readyok",
+        &|l| l.strip_prefix("bestmove ").is_some_and(|m| legal_after(&["a3a4"], m)),
+    ];
+    assert_eq!(rest.len(), want.len(), "answers: {rest:#?}");
+    for (i, (line, ok)) in rest.iter().zip(want).enumerate() {
+        assert!(ok(line), "answer {i} is wrong: {line:?}\nall answers: {rest:#?}");
+    }
+}
+
 #[test]
 fn stop_ends_an_infinite_search_and_end_of_input_exits() {
     let (out, code) = run(&["uci"], "position startpos\ngo infinite\nisready\nstop\n");

@@ -87,7 +87,61 @@ fn smoke_loop_runs_end_to_end() {
     let out = String::from_utf8_lossy(&o.stdout);
     let best = run.best().unwrap().0;
     assert!(out.contains("generation 2") && out.contains(&format!("best gen-{best:04}")), "{out}");
+    check_dump(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `junglezero dump` of a finished smoke run: the arrays hold the window's positions, policy
+/// targets are distributions over legal actions, and each position's FEN, encoded afresh,
+/// gives the dumped piece planes.
+fn check_dump(dir: &Path) {
+    use junglezero::game::{Encode, Game};
+    use ndarray::{Array1, Array2, Array4};
+    let out = dir.join("dump/data.npz");
+    let o = junglezero(&["dump", "--run", dir.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(&out).unwrap()).unwrap();
+    let inputs: Array4<f32> = npz.by_name("inputs.npy").unwrap();
+    let policy: Array2<f32> = npz.by_name("policy.npy").unwrap();
+    let legal: Array2<u8> = npz.by_name("legal.npy").unwrap();
+    let wdl: Array2<f32> = npz.by_name("wdl.npy").unwrap();
+    let result: Array1<i8> = npz.by_name("result.npy").unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("dump/data.json")).unwrap()).unwrap();
+    let n = meta["positions"].as_u64().unwrap() as usize;
+    assert!(n > 10, "{n} positions");
+    let rules = Config::load(Some(&dir.join("config.toml")), &[]).unwrap().rules;
+    assert_eq!(inputs.shape(), &[n, 32, 9, 7]);
+    assert_eq!((policy.shape(), legal.shape()), (&[n, 252][..], &[n, 252][..]));
+    let texts = meta["position_text"].as_array().unwrap();
+    assert_eq!(texts.len(), n);
+    let mut planes = vec![0.0f32; junglezero::jungle::JungleGame::INPUT_SIZE];
+    for i in 0..n {
+        let row = policy.row(i);
+        assert!((row.sum() - 1.0).abs() < 1e-4, "position {i}: policy sums to {}", row.sum());
+        assert!(row.iter().zip(legal.row(i)).all(|(&p, &l)| p == 0.0 || l == 1), "position {i}: policy on an illegal action");
+        assert_eq!(i32::from(result[i]), 1 - wdl.row(i).iter().position(|&x| x == 1.0).unwrap() as i32);
+        let text = texts[i].as_str().unwrap();
+        let game = junglezero::jungle::JungleGame::new(junglezero::jungle::parse_fen(text).unwrap(), rules);
+        game.encode(&mut planes);
+        let dumped = inputs.index_axis(ndarray::Axis(0), i);
+        assert_eq!(&dumped.as_slice().unwrap()[..16 * 63], &planes[..16 * 63], "position {i} ({text}): piece planes");
+        let legal_count = legal.row(i).iter().filter(|&&l| l == 1).count();
+        assert_eq!(legal_count, game.legal_moves().len(), "position {i} ({text})");
+    }
+    // The newest shard alone holds fewer positions; a run without games is one error line.
+    let o = junglezero(&["dump", "--run", dir.to_str().unwrap(), "--last", "1", "--out", dir.join("dump/last.npz").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let last: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("dump/last.json")).unwrap()).unwrap();
+    assert_eq!(last["shards"].as_array().unwrap().len(), 1);
+    assert!(last["positions"].as_u64().unwrap() <= n as u64);
+    let empty = tmp("dump-empty");
+    RunDir::new(&empty).create_dirs().unwrap();
+    std::fs::copy(dir.join("config.toml"), empty.join("config.toml")).unwrap();
+    let o = junglezero(&["dump", "--run", empty.to_str().unwrap(), "--out", empty.join("x.npz").to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("no game shards") && e.trim().lines().count() == 1, "{e}");
+    std::fs::remove_dir_all(&empty).unwrap();
 }
 
 #[test]

@@ -4,14 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::spec::{Contestant, Contestants, PlayerError, PlayerSpec};
+use super::spec::{Contestant, Contestants, PlayerError, PlayerSpec, any_game_player};
 use crate::alphabeta::flip::FlipEngine;
 use crate::flip::FlipGame;
 use crate::game::Encode;
-use crate::mcts::{MctsConfig, MctsPlayer};
+use crate::mcts::MctsConfig;
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::HardwareConfig;
-use crate::player::{Limits, Player, RandomPlayer};
+use crate::player::{Limits, Player};
 
 /// Builds flip-game contestants from a spec (a network is loaded once and shared).
 pub struct FlipFactory {
@@ -31,6 +31,12 @@ impl FlipFactory {
         };
         Ok(FlipFactory { spec, mcts: mcts.clone(), net })
     }
+
+    /// A factory for `spec` whose network (for an `mcts` spec) is already loaded: the protocol
+    /// keeps one network across games and option changes.
+    pub fn with_network(spec: PlayerSpec, mcts: &MctsConfig, net: Option<Arc<NetEvaluator>>) -> FlipFactory {
+        FlipFactory { spec, mcts: mcts.clone(), net }
+    }
 }
 
 impl Contestants<FlipGame> for FlipFactory {
@@ -44,16 +50,7 @@ impl Contestants<FlipGame> for FlipFactory {
             PlayerSpec::Expectiminimax { depth, movetime, nodes, .. } => {
                 (Box::new(FlipEngine::new()), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
-            PlayerSpec::Mcts { sims, movetime, c_puct, tc, .. } => {
-                let net = self.net.clone().ok_or(PlayerError::NoNetwork)?;
-                let mut config = self.mcts.clone();
-                if let Some(c) = c_puct {
-                    config.c_puct = *c;
-                }
-                let nodes = if tc.is_some() { None } else { Some(u64::from(*sims)) };
-                (Box::new(MctsPlayer::<FlipGame, _>::new(net, &config, *sims)), Limits { nodes, movetime: ms(*movetime), ..Limits::default() })
-            }
-            PlayerSpec::Random { .. } => (Box::new(RandomPlayer::new(seed)), Limits::default()),
+            PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed)?,
             PlayerSpec::AlphaBeta { .. } | PlayerSpec::External { .. } => {
                 return Err(PlayerError::WrongGame { spec: self.spec.to_string(), game: "flip" });
             }

@@ -355,23 +355,32 @@ impl PlayerFactory {
                 let config = SearchConfig { hash_mb: *hash_mb, threads: *threads, ..self.search.clone() };
                 (Box::new(Engine::new(&config, self.eval.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
-            PlayerSpec::Mcts { sims, movetime, c_puct, tc, .. } => {
-                let net = self.net.clone().ok_or(PlayerError::NoNetwork)?;
-                let mut config = self.mcts.clone();
-                if let Some(c) = c_puct {
-                    config.c_puct = *c;
-                }
-                // On a clock, the clock decides how long to search.
-                let nodes = if tc.is_some() { None } else { Some(u64::from(*sims)) };
-                (Box::new(MctsPlayer::<JungleGame, _>::new(net, &config, *sims)), Limits { nodes, movetime: ms(*movetime), ..Limits::default() })
-            }
-            PlayerSpec::Random { .. } => (Box::new(RandomPlayer::new(seed)), Limits::default()),
+            PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed)?,
             PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {
                 (Box::new(ExternalPlayer::spawn(cmd)?), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
             PlayerSpec::Expectiminimax { .. } => return Err(PlayerError::WrongGame { spec: self.spec.to_string(), game: "jungle" }),
         };
         Ok(Contestant { player, limits, tc: self.spec.time_control(), overhead: Duration::from_millis(self.search.move_overhead_ms) })
+    }
+}
+
+/// The players every game builds alike from a spec: MCTS with a loaded network of the game
+/// (`net`) and the random player. Other specs are the caller's (they differ by game).
+pub(super) fn any_game_player<G: Encode>(spec: &PlayerSpec, net: Option<&Arc<NetEvaluator>>, mcts: &MctsConfig, seed: u64) -> Result<(Box<dyn Player<G>>, Limits), PlayerError> {
+    match spec {
+        PlayerSpec::Mcts { sims, movetime, c_puct, tc, .. } => {
+            let net = net.cloned().ok_or(PlayerError::NoNetwork)?;
+            let mut config = mcts.clone();
+            if let Some(c) = c_puct {
+                config.c_puct = *c;
+            }
+            // On a clock, the clock decides how long to search.
+            let nodes = if tc.is_some() { None } else { Some(u64::from(*sims)) };
+            Ok((Box::new(MctsPlayer::<G, _>::new(net, &config, *sims)), Limits { nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() }))
+        }
+        PlayerSpec::Random { .. } => Ok((Box::new(RandomPlayer::new(seed)), Limits::default())),
+        other => Err(PlayerError::WrongGame { spec: other.to_string(), game: G::SHAPE.game }),
     }
 }
 

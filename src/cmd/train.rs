@@ -14,7 +14,7 @@ use junglezero::selfplay::stage::play_into_run;
 use junglezero::store::run::RunDir;
 
 use super::progress::bar;
-use crate::cli::{RunArgs, TrainArgs};
+use crate::cli::{DumpArgs, RunArgs, TrainArgs};
 
 /// One progress bar per stage, replaced when the stage changes. When stderr is not a terminal
 /// (bars hidden), a progress line is logged every 30 s instead.
@@ -165,6 +165,37 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
     }
     let best = run.best().map_or_else(|| "none".into(), |(g, _)| format!("gen-{g:04}"));
     println!("gate: {waiting} candidate(s) gated; best is {best}");
+    Ok(())
+}
+
+/// `dump --run DIR [--last N] --out FILE`
+pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
+    let run = existing_run(&args.run)?;
+    let config = run_config(&args.run, None, &[])?;
+    match config.game {
+        GameName::Jungle => dump_game::<JungleGame>(&run, &config, &args),
+        GameName::Flip => dump_game::<FlipGame>(&run, &config, &args),
+    }
+}
+
+fn dump_game<G: RunGame>(run: &RunDir, config: &Config, args: &DumpArgs) -> anyhow::Result<()> {
+    use junglezero::train::dump::{DumpError, window_shards, write_dump};
+    let rules = G::rules(config);
+    let paths = run.shards();
+    if paths.is_empty() {
+        return Err(DumpError::NoShards(run.games_dir()).into());
+    }
+    let (shards, skipped) = window_shards::<G>(&paths, &rules, &config.train, args.last)?;
+    let names = shards.iter().map(|s| run.relative(&s.path)).collect();
+    let summary = write_dump(&shards, &rules, &args.out, names, skipped)?;
+    println!(
+        "dump: {} positions from {} shards ({} games skipped) to {} and {}",
+        summary.positions,
+        summary.shards,
+        summary.skipped_games,
+        args.out.display(),
+        summary.sidecar.display()
+    );
     Ok(())
 }
 

@@ -3,6 +3,10 @@
 use crate::cli::UciArgs;
 
 pub fn run(args: UciArgs) -> anyhow::Result<()> {
-    junglezero::protocol::serve_stdio(super::load_config(&args.config)?);
+    let mut config = super::load_config(&args.config)?;
+    if let Some(game) = args.game {
+        config.game = game;
+    }
+    junglezero::protocol::serve_stdio(config);
     Ok(())
 }

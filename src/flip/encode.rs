@@ -29,6 +29,19 @@ pub const INPUT_SIZE: usize = PLANES * SQUARES;
 pub const POLICY_PLANES: usize = 5;
 pub const ACTIONS: usize = POLICY_PLANES * SQUARES;
 
+/// What each input plane holds (the list above), for tools that read dumped positions.
+pub const PLANE_NAMES: [&str; PLANES] = [
+    "my face-up rat", "my face-up cat", "my face-up dog", "my face-up wolf", "my face-up leopard", "my face-up tiger", "my face-up lion", "my face-up elephant",
+    "opponent face-up rat", "opponent face-up cat", "opponent face-up dog", "opponent face-up wolf", "opponent face-up leopard", "opponent face-up tiger", "opponent face-up lion", "opponent face-up elephant",
+    "face-down squares", "face-down squares of my colour", "face-down squares of the opponent's colour",
+    "my rat face down", "my cat face down", "my dog face down", "my wolf face down", "my leopard face down", "my tiger face down", "my lion face down", "my elephant face down",
+    "opponent rat face down", "opponent cat face down", "opponent dog face down", "opponent wolf face down", "opponent leopard face down", "opponent tiger face down", "opponent lion face down", "opponent elephant face down",
+    "colours decided", "plies since flip or capture / no_progress_plies", "rule dog_over_wolf", "rule no_move_loses",
+];
+
+/// The action layout in words.
+pub const ACTION_LAYOUT: &str = "plane * 16 + square: square = rank * 4 + file (the board is not turned), plane 0 flips the square, planes 1..4 step from it up, right, down, left; a pass is action 0";
+
 /// The direction of a step from `from` to `to` (up, right, down, left), if they are neighbours.
 fn direction(from: Square, to: Square) -> Option<usize> {
     let (df, dr) = (to.file() as i32 - from.file() as i32, to.rank() as i32 - from.rank() as i32);

@@ -2,7 +2,7 @@
 //! the whole (small) state, moves pack into 16-bit codes.
 
 use super::encode::{self, POLICY_PLANES};
-use super::notation::{parse_position, position};
+use super::notation::{PositionError, parse_position, position};
 use super::rules::FlipRules;
 use super::state::FlipGame;
 use super::types::{FILES, FlipMove, Piece, SQUARES, Square};
@@ -29,8 +29,10 @@ impl Trainable for FlipGame {
         FlipGame::start(*rules)
     }
 
-    fn from_root(text: &str, rules: &FlipRules) -> Result<FlipGame, String> {
-        parse_position(text, *rules).map_err(|e| format!("bad root position: {e}"))
+    type RootError = PositionError;
+
+    fn from_root(text: &str, rules: &FlipRules) -> Result<FlipGame, PositionError> {
+        parse_position(text, *rules)
     }
 
     fn root_text(&self) -> String {
@@ -78,6 +80,13 @@ impl Trainable for FlipGame {
     fn encode_snapshot(s: &FlipGame, _: &FlipRules, out: &mut [f32]) {
         encode::encode(s, out);
     }
+
+    fn from_snapshot(s: &FlipGame, _: &FlipRules) -> FlipGame {
+        s.clone()
+    }
+
+    const PLANE_NAMES: &'static [&'static str] = &encode::PLANE_NAMES;
+    const ACTION_LAYOUT: &'static str = encode::ACTION_LAYOUT;
 
     fn is_chance_move(mv: FlipMove) -> bool {
         matches!(mv, FlipMove::Reveal(..))

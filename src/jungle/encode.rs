@@ -44,6 +44,20 @@ pub const BOARD_SQUARES: usize = NUM_SQUARES;
 pub const INPUT_SIZE: usize = PLANES * BOARD_SQUARES;
 pub const ACTIONS: usize = 4 * BOARD_SQUARES;
 
+/// What each input plane holds (the table above), for tools that read dumped positions.
+pub const PLANE_NAMES: [&str; PLANES] = [
+    "own rat", "own cat", "own dog", "own wolf", "own leopard", "own tiger", "own lion", "own elephant",
+    "opponent rat", "opponent cat", "opponent dog", "opponent wolf", "opponent leopard", "opponent tiger", "opponent lion", "opponent elephant",
+    "water", "own traps", "enemy traps", "own den", "enemy den",
+    "position occurred before", "plies since capture / no_capture_plies", "plies played / max_plies",
+    "rule dog_over_wolf", "rule rat_captures_across_shore", "rule elephant_takes_trapped_rat",
+    "rule repetition draw", "rule repetition off", "rule anti_chase",
+    "anti-chase forbidden squares", "anti-chase restricted pieces",
+];
+
+/// The action layout in words.
+pub const ACTION_LAYOUT: &str = "dir * 63 + from: from = rank * 7 + file in the mover's frame (Blue's board turned 180 degrees), dir 0..3 = up, right, down, left in that frame; a Lion or Tiger jump is the action of its direction";
+
 /// The square as the side to move sees it.
 #[inline(always)]
 fn view(sq: Square, side: Side) -> Square {

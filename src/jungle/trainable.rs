@@ -2,7 +2,7 @@
 //! its repetition flag.
 
 use super::encode::{chase_marks, encode_parts, mirror_action, try_action_index};
-use super::notation::{fen, parse_fen};
+use super::notation::{FenError, fen, parse_fen};
 use super::{JungleGame, Move, Position, Rules};
 use crate::game::{Game, Seat, Turn};
 use crate::trainable::Trainable;
@@ -28,9 +28,10 @@ impl Trainable for JungleGame {
         JungleGame::start(*rules)
     }
 
-    fn from_root(text: &str, rules: &Rules) -> Result<JungleGame, String> {
-        let pos = parse_fen(text).map_err(|e| format!("bad root FEN: {e}"))?;
-        Ok(JungleGame::new(pos, *rules))
+    type RootError = FenError;
+
+    fn from_root(text: &str, rules: &Rules) -> Result<JungleGame, FenError> {
+        Ok(JungleGame::new(parse_fen(text)?, *rules))
     }
 
     fn root_text(&self) -> String {
@@ -63,6 +64,13 @@ impl Trainable for JungleGame {
     fn encode_snapshot(s: &JungleSnapshot, rules: &Rules, out: &mut [f32]) {
         encode_parts(&s.pos, rules, s.repeated, s.chase, out);
     }
+
+    fn from_snapshot(s: &JungleSnapshot, rules: &Rules) -> JungleGame {
+        JungleGame::new(s.pos, *rules)
+    }
+
+    const PLANE_NAMES: &'static [&'static str] = &super::encode::PLANE_NAMES;
+    const ACTION_LAYOUT: &'static str = super::encode::ACTION_LAYOUT;
 
     fn mirror_action(action: usize) -> usize {
         mirror_action(action)

@@ -137,15 +137,16 @@ pub fn check_device(name: &str) -> Result<Option<String>, DeviceError> {
     if let Some(r) = checked.get(name) {
         return r.clone();
     }
-    let r = open_and_compute(&device).map_err(|reason| DeviceError::Unavailable { name: name.into(), reason });
+    let r = open_and_compute(name, &device);
     checked.insert(name.into(), r.clone());
     r
 }
 
 /// The adapter's name after a sum of four ones came out as 4 on `device`; a backend panic
 /// (no adapter, no driver) becomes its message on one line, with a hint.
-fn open_and_compute(device: &Device) -> Result<Option<String>, String> {
+fn open_and_compute(name: &str, device: &Device) -> Result<Option<String>, DeviceError> {
     use burn::prelude::Tensor;
+    let unavailable = |reason: String| DeviceError::Unavailable { name: name.into(), reason };
     let work = || {
         #[cfg(any(feature = "wgpu", feature = "vulkan", feature = "cuda"))]
         let adapter = device.identity().map(|i| i.name);
@@ -167,7 +168,7 @@ fn open_and_compute(device: &Device) -> Result<Option<String>, String> {
     let seen = std::mem::take(&mut *SEEN.lock().unwrap_or_else(|p| p.into_inner()));
     match result {
         Ok((adapter, sum)) if sum == 4.0 => Ok(adapter),
-        Ok((_, sum)) => Err(format!("a test sum of four ones gave {sum}")),
+        Ok((_, sum)) => Err(unavailable(format!("a test sum of four ones gave {sum}"))),
         Err(payload) => {
             let text = seen.into_iter().next().unwrap_or_else(|| payload_text(&*payload));
             let mut line = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -176,9 +177,9 @@ fn open_and_compute(device: &Device) -> Result<Option<String>, String> {
                 line.truncate(cut);
                 line.push_str("...");
             }
-            Err(format!(
+            Err(unavailable(format!(
                 "{line} (no usable adapter or driver; without a GPU, Debian's mesa-vulkan-drivers and libvulkan1 give wgpu a software Vulkan device)"
-            ))
+            )))
         }
     }
 }

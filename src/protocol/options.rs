@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use crate::arena::spec::{PlayerError, PlayerFactory, PlayerSpec};
+use super::variant::ProtocolGame;
+use crate::arena::spec::PlayerError;
 use crate::config::Config;
-use crate::jungle::{JungleGame, Repetition, Rules, RulesError};
+use crate::games::{GameName, GameRulesError};
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::modelfile::ModelFileError;
 use crate::player::Player;
@@ -19,12 +20,14 @@ pub enum OptionError {
     NotInRange { name: String, lo: usize, hi: usize, value: String },
     #[error("set the Model option (a .jzm file) before choosing Engine mcts")]
     NoModel,
-    #[error("unknown engine '{0}' (available: alphabeta, mcts)")]
-    UnknownEngine(String),
+    #[error("unknown engine '{0}' (available: {1}, mcts)")]
+    UnknownEngine(String, &'static str),
+    #[error("unknown variant '{0}' (available: jungle, flip)")]
+    UnknownVariant(String),
     #[error(transparent)]
     Model(#[from] ModelFileError),
     #[error(transparent)]
-    Rules(#[from] RulesError),
+    Rules(#[from] GameRulesError),
     #[error("unknown option '{0}'")]
     Unknown(String),
 }
@@ -36,52 +39,49 @@ pub struct Effect {
     pub rules_changed: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineKind {
-    AlphaBeta,
-    Mcts,
-}
-
-/// The settings the protocol exposes, kept as a [`Config`] plus the engine choice.
+/// The settings the protocol exposes, kept as a [`Config`] plus the engine choice and the
+/// loaded network (of the game being served).
 pub struct Options {
     config: Config,
-    engine: EngineKind,
+    /// `Engine mcts` (otherwise the game's classical engine).
+    mcts: bool,
     model_path: String,
     network: Option<Arc<NetEvaluator>>,
 }
 
 impl Options {
     pub fn new(config: Config) -> Options {
-        Options { config, engine: EngineKind::AlphaBeta, model_path: String::new(), network: None }
+        Options { config, mcts: false, model_path: String::new(), network: None }
     }
 
     pub fn config(&self) -> &Config {
         &self.config
     }
 
-    /// The `option ...` lines answering `uci`.
-    pub fn describe(&self) -> Vec<String> {
-        let c = &self.config;
-        let d = Rules::default();
-        let check = |name: &str, v: bool| format!("option name {name} type check default {v}");
-        vec![
-            format!("option name Hash type spin default {} min 1 max 65536", c.search.hash_mb),
-            format!("option name Threads type spin default {} min 1 max 512", c.search.threads),
-            "option name Engine type combo default alphabeta var alphabeta var mcts".to_string(),
-            "option name Model type string default <empty>".to_string(),
-            format!("option name Playouts type spin default {} min 1 max 10000000", c.mcts.playouts),
-            check("dog_over_wolf", d.dog_over_wolf),
-            check("rat_captures_across_shore", d.rat_captures_across_shore),
-            check("elephant_takes_trapped_rat", d.elephant_takes_trapped_rat),
-            format!("option name repetition type combo default {} var forbidden var draw var off", Repetition::default().name()),
-            format!("option name no_capture_plies type spin default {} min 0 max 65535", d.no_capture_plies),
-            format!("option name max_plies type spin default {} min 0 max 65535", d.max_plies),
-            check("anti_chase", d.anti_chase),
-        ]
+    /// The settings without the engine choice and network, for a session of another game.
+    pub fn into_config(self) -> Config {
+        self.config
     }
 
-    /// Applies `setoption name <name> value <value>`.
-    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Effect, OptionError> {
+    /// The `option ...` lines answering `uci` in a session of `G`.
+    pub fn describe<G: ProtocolGame>(&self) -> Vec<String> {
+        let c = &self.config;
+        let variants: String = [GameName::Jungle, GameName::Flip].iter().map(|g| format!(" var {g}")).collect();
+        let mut lines = vec![
+            format!("option name UCI_Variant type combo default {}{variants}", G::NAME),
+            format!("option name Hash type spin default {} min 1 max 65536", c.search.hash_mb),
+            format!("option name Threads type spin default {} min 1 max 512", c.search.threads),
+            format!("option name Engine type combo default {0} var {0} var mcts", G::ENGINE),
+            "option name Model type string default <empty>".to_string(),
+            format!("option name Playouts type spin default {} min 1 max 10000000", c.mcts.playouts),
+        ];
+        lines.extend(G::rule_options());
+        lines
+    }
+
+    /// Applies `setoption name <name> value <value>` in a session of `G` (`UCI_Variant` is the
+    /// session's own).
+    pub fn set<G: ProtocolGame>(&mut self, name: &str, value: Option<&str>) -> Result<Effect, OptionError> {
         let value = value.ok_or_else(|| OptionError::NoValue(name.into()))?;
         let lower = name.to_ascii_lowercase();
         let int = |lo: usize, hi: usize| -> Result<usize, OptionError> {
@@ -95,46 +95,34 @@ impl Options {
             "threads" => self.config.search.threads = int(1, 512)?,
             "playouts" => self.config.mcts.playouts = int(1, 10_000_000)? as u32,
             "engine" => match value {
-                "alphabeta" => self.engine = EngineKind::AlphaBeta,
                 "mcts" => {
                     if self.network.is_none() {
                         return Err(OptionError::NoModel);
                     }
-                    self.engine = EngineKind::Mcts;
+                    self.mcts = true;
                 }
-                other => return Err(OptionError::UnknownEngine(other.into())),
+                v if v == G::ENGINE => self.mcts = false,
+                other => return Err(OptionError::UnknownEngine(other.into(), G::ENGINE)),
             },
             "model" => {
-                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware, crate::games::GameName::Jungle.shape())?;
+                let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware, G::SHAPE)?;
                 self.network = Some(Arc::new(eval));
                 self.model_path = value.to_string();
             }
-            key if Rules::KEYS.contains(&key) => {
-                let mut rules = self.config.rules;
-                rules.set(key, value)?;
-                self.config.rules = rules;
-                return Ok(Effect { rebuild_player: true, rules_changed: true });
-            }
-            _ => return Err(OptionError::Unknown(name.into())),
+            key => match G::set_rule(&mut self.config, key, value) {
+                Some(r) => {
+                    r?;
+                    return Ok(Effect { rebuild_player: true, rules_changed: true });
+                }
+                None => return Err(OptionError::Unknown(name.into())),
+            },
         }
         Ok(Effect { rebuild_player: true, rules_changed: false })
     }
 
-    /// A player for the current settings: the alpha-beta engine with the configured hash and
-    /// threads, or MCTS with the loaded network and the configured playouts, built by the
-    /// arena's factory as every other player is.
-    pub fn build_player(&self) -> Result<Box<dyn Player<JungleGame>>, PlayerError> {
-        let c = &self.config;
-        let spec = match (&self.engine, &self.network) {
-            (EngineKind::Mcts, Some(_)) => PlayerSpec::Mcts {
-                model: self.model_path.clone().into(),
-                sims: c.mcts.playouts,
-                movetime: None,
-                c_puct: None,
-                tc: None,
-            },
-            _ => PlayerSpec::AlphaBeta { depth: None, movetime: None, nodes: None, hash_mb: c.search.hash_mb, threads: c.search.threads, tc: None },
-        };
-        Ok(PlayerFactory::with_network(spec, &c.players(), self.network.clone()).make(0)?.player)
+    /// A player for the current settings: the classical engine with the configured hash and
+    /// threads, or MCTS with the loaded network and the configured playouts.
+    pub fn build_player<G: ProtocolGame>(&self) -> Result<Box<dyn Player<G>>, PlayerError> {
+        G::build_player(&self.config, self.mcts, &self.model_path, self.network.clone())
     }
 }

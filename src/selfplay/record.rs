@@ -128,7 +128,7 @@ impl<G: Trainable> GameRecord<G> {
 
     /// The game at its root.
     pub fn root_game(&self) -> Result<G, RecordError> {
-        G::from_root(&self.root, &self.rules).map_err(RecordError::Corrupt)
+        G::from_root(&self.root, &self.rules).map_err(|e| RecordError::Corrupt(format!("bad root position: {e}")))
     }
 
     /// Replays the game, calling `f(game_before_move, move_record)` for every move.

@@ -29,14 +29,22 @@ impl StoreError {
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename,
 /// then fsync of the directory so the rename itself survives a crash.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_atomic_with(path, |f| {
+        fail::fail_point!("store::write", |fault| injected_fault(fault.as_deref(), &mut *f, bytes));
+        f.write_all(bytes)
+    })
+}
+
+/// [`write_atomic`] for a file too big to hold in memory first: `write` fills the temporary
+/// file (which it may seek in), then it is synced and renamed into place.
+pub fn write_atomic_with(path: &Path, write: impl FnOnce(&mut File) -> std::io::Result<()>) -> Result<(), StoreError> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| StoreError::new("cannot create directory", dir, e))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
         let mut f = File::create(&tmp)?;
-        fail::fail_point!("store::write", |fault| injected_fault(fault.as_deref(), &mut f, bytes));
-        f.write_all(bytes)?;
+        write(&mut f)?;
         f.sync_all()?;
         fs::rename(&tmp, path)?;
         if let Ok(d) = File::open(dir) {

@@ -5,6 +5,7 @@
 pub mod batch;
 pub mod bench;
 pub mod checkpoint;
+pub mod dump;
 pub mod replay;
 pub mod trainer;
 

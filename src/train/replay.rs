@@ -53,6 +53,8 @@ pub struct Sample<G: Trainable> {
     pub q: f32,
     /// Plies from this position to the end of its game (the moves-left target).
     pub moves_left: u16,
+    /// Plies played in its game before this position (nature's draws included).
+    pub ply: u16,
     /// The next decision played after this position's move (the opponent's reply; nature's
     /// draws are passed over), as an action seen from this position's player to move (the
     /// opponent-policy target); [`NO_REPLY`] when the game ended here.
@@ -140,6 +142,7 @@ pub fn samples_from_games<G: Trainable>(path: &Path, games: &[GameRecord<G>], ru
                 wdl,
                 q: m.root_value.clamp(-1.0, 1.0),
                 moves_left: (g.moves.len() + 1 - ply).min(usize::from(u16::MAX)) as u16,
+                ply: (ply - 1).min(usize::from(u16::MAX)) as u16,
                 // The next move is checked when it is replayed; a damaged one that has no action
                 // here (not even a step) has none (and its game is skipped then).
                 // The opponent's next decision: nature's draw after a flip is passed over.

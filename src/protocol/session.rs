@@ -1,0 +1,206 @@
+//! One protocol session of one game: the position, the options, the player and the search
+//! thread.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+use super::options::Options;
+use super::parse::{Command, GoParams};
+use super::variant::ProtocolGame;
+use super::{Out, send};
+use crate::config::Config;
+use crate::game::{Seat, Turn};
+use crate::player::{Limits, Player};
+
+struct Running<G: ProtocolGame> {
+    handle: JoinHandle<Box<dyn Player<G>>>,
+    /// The player's own stop flag.
+    stop: Option<Arc<AtomicBool>>,
+    /// Raised by `stop`; an infinite search holds its `bestmove` until then.
+    halt: Arc<AtomicBool>,
+    infinite: bool,
+}
+
+/// A session of game `G`.
+pub struct Session<G: ProtocolGame> {
+    out: Out,
+    options: Options,
+    /// The position as last set: its root as text (`None`: the start) and the moves played
+    /// from it (replayed when the rules change).
+    root: Option<String>,
+    moves: Vec<String>,
+    game: G,
+    player: Option<Box<dyn Player<G>>>,
+    running: Option<Running<G>>,
+}
+
+impl<G: ProtocolGame> Session<G> {
+    pub fn new(config: Config, out: Out) -> Session<G> {
+        let options = Options::new(config);
+        // A failure here leaves no engine; `go` then says so and `setoption` can build one.
+        let player = options.build_player::<G>().ok();
+        let game = G::start_under(&G::rules_of(options.config()));
+        Session { out, options, root: None, moves: Vec::new(), game, player, running: None }
+    }
+
+    fn error(&self, msg: &str) {
+        send(&self.out, &format!("info string error: {msg}"));
+    }
+
+    /// Stops any search and hands back the settings (for a session of another game).
+    pub fn into_config(mut self) -> Config {
+        self.stop();
+        self.options.into_config()
+    }
+
+    pub fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::IsReady => send(&self.out, "readyok"),
+            Command::Stop => self.stop(),
+            Command::Nothing => {}
+            other => {
+                self.wait_for_search();
+                match other {
+                    Command::Uci => {
+                        send(&self.out, &format!("id name junglezero {}", env!("CARGO_PKG_VERSION")));
+                        send(&self.out, "id author the junglezero developers");
+                        for line in self.options.describe::<G>() {
+                            send(&self.out, &line);
+                        }
+                        send(&self.out, "uciok");
+                    }
+                    Command::NewGame => {
+                        if let Some(p) = self.player.as_mut() {
+                            p.new_game();
+                        }
+                    }
+                    Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
+                    Command::Go(params) => self.go(&params),
+                    Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+                    Command::IsReady | Command::Stop | Command::Quit | Command::Nothing => {}
+                }
+            }
+        }
+    }
+
+    fn set_position(&mut self, root: Option<&str>, moves: &[String]) {
+        let rules = G::rules_of(self.options.config());
+        let mut game = match root {
+            None => G::start_under(&rules),
+            Some(f) => match G::from_root(f, &rules) {
+                Ok(g) => g,
+                Err(e) => return self.error(&format!("bad {}: {e}", G::ROOT_TEXT)),
+            },
+        };
+        for (i, text) in moves.iter().enumerate() {
+            if let Err(e) = game.play_text_move(text) {
+                return self.error(&format!("move {} ('{text}'): {e}; position unchanged", i + 1));
+            }
+        }
+        self.root = root.map(str::to_string);
+        self.moves = moves.to_vec();
+        self.game = game;
+    }
+
+    fn go(&mut self, p: &GoParams) {
+        match self.game.turn() {
+            Turn::Over(o) => {
+                send(&self.out, &format!("info string game over: {}", G::outcome_text(&o)));
+                send(&self.out, "bestmove (none)");
+                return;
+            }
+            Turn::Chance => {
+                self.error("a flip is waiting for what it reveals: send the move with its outcome (f:b3=L)");
+                send(&self.out, "bestmove (none)");
+                return;
+            }
+            Turn::Player(_) => {}
+        }
+        let first = self.game.seat_to_move() == Some(Seat::First);
+        let (time, inc) = if first { (p.wtime, p.winc) } else { (p.btime, p.binc) };
+        let mut limits = match time {
+            Some(t) => {
+                let overhead = self.options.config().search.move_overhead_ms;
+                Limits::from_clock(t, inc.unwrap_or(0), p.movestogo.filter(|&n| n > 0).map(|n| n.min(u32::MAX as u64) as u32), overhead)
+            }
+            None => Limits::default(),
+        };
+        limits.depth = p.depth;
+        limits.nodes = p.nodes;
+        limits.movetime = p.movetime.map(std::time::Duration::from_millis);
+        let unlimited = limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() && limits.clock.is_none();
+        let Some(mut player) = self.player.take() else { return self.error("no engine available") };
+        let stop = player.stop_handle();
+        let infinite = p.infinite || unlimited;
+        let halt = Arc::new(AtomicBool::new(false));
+        let out = self.out.clone();
+        let game = self.game.clone();
+        let halted = halt.clone();
+        let handle = std::thread::spawn(move || {
+            let best = player.choose(&game, &limits, &mut |line| send(&out, line));
+            while infinite && !halted.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            send(&out, &format!("bestmove {}", best.map_or_else(|| "(none)".into(), |m| m.to_string())));
+            player
+        });
+        self.running = Some(Running { handle, stop, halt, infinite });
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(r) = &self.running {
+            Self::halt(r);
+        }
+        self.wait_for_search();
+    }
+
+    fn halt(r: &Running<G>) {
+        r.halt.store(true, Ordering::Relaxed);
+        if let Some(s) = &r.stop {
+            s.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Waits for a running search; an infinite one is stopped first.
+    pub fn wait_for_search(&mut self) {
+        if let Some(r) = self.running.take() {
+            if r.infinite {
+                Self::halt(&r);
+            }
+            match r.handle.join() {
+                Ok(player) => self.player = Some(player),
+                Err(_) => {
+                    self.error("the search thread failed; engine restarted");
+                    self.rebuild_player();
+                }
+            }
+        }
+    }
+
+    /// A new player for the current options (an error leaves none, and says why).
+    fn rebuild_player(&mut self) {
+        match self.options.build_player::<G>() {
+            Ok(p) => self.player = Some(p),
+            Err(e) => {
+                self.player = None;
+                self.error(&format!("cannot build the engine: {e}"));
+            }
+        }
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        match self.options.set::<G>(name, value) {
+            Err(e) => self.error(&e.to_string()),
+            Ok(effect) => {
+                if effect.rebuild_player {
+                    self.rebuild_player();
+                }
+                if effect.rules_changed {
+                    let (root, moves) = (self.root.clone(), self.moves.clone());
+                    self.set_position(root.as_deref(), &moves);
+                }
+            }
+        }
+    }
+}
