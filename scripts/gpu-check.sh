@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The GPU check: runs on a GPU machine without compiling and without network access, from the
 # binaries scripts/build-gpu-binaries.sh put under target/gpu/. Prints the adapter, then
-# bench nn, bench selfplay and bench train for the configs/gpu.toml network, then a 5-minute
+# bench nn, bench selfplay and bench train for the configs/gpu.toml network, then a 3-minute
 # train --config configs/gpu.toml, and a summary table for BENCHMARKS.md "GPU". Every step has
-# its own time limit; the whole script ends within 8 minutes.
+# its own time limit; the whole script ends within 8 minutes (9 with a CUDA build to probe).
 #
 #   scripts/gpu-check.sh [OUTPUT_DIR]     # default target/gpu-check
 set -uo pipefail
@@ -48,7 +48,7 @@ step nn 60 "$bin" bench nn "${set_dev[@]}" --max-batch 4096 --seconds 1
 step selfplay 75 "$bin" bench selfplay "${set_dev[@]}" --seconds 30
 step train-bench 60 "$bin" bench train "${set_dev[@]}" --steps 10
 rm -rf "$out/run"
-step train 330 "$bin" train "${set_dev[@]}" --run "$out/run" --set train.time_limit_minutes=5
+step train 220 "$bin" train "${set_dev[@]}" --run "$out/run" --set train.time_limit_minutes=3
 
 # The summary.
 adapter=$(grep -m1 -o 'device [^ ].*threads' "$out/adapter.txt" | sed 's/ threads$//; s/^device //')
@@ -63,7 +63,7 @@ if [ -f "$metrics" ]; then
     games=$(grep '"kind":"selfplay"' "$metrics" | grep -o '"games":[0-9]*' | cut -d: -f2 | paste -sd+ | bc 2>/dev/null || echo 0)
     elo=$(grep '"kind":"match"' "$metrics" | grep '"source":"ladder"' | tail -1 | cut -c1-160)
 fi
-secs=300
+secs=180
 echo
 echo "| | |"
 echo "|---|---|"
@@ -71,6 +71,6 @@ echo "| adapter | ${adapter:-unknown} |"
 echo "| bench nn (configs/gpu.toml net), best | ${best_nn:-none} |"
 echo "| bench selfplay | ${selfplay:-none}; ${device_batch:-no server figure} |"
 echo "| bench train | ${train_rate:-none} |"
-echo "| train, 5 minutes | $gens generations gated, ${games:-0} self-play games ($(awk -v g="${games:-0}" -v s="$secs" 'BEGIN { printf "%.2f", g / s }') games/s) |"
+echo "| train, 3 minutes | $gens generations gated, ${games:-0} self-play games ($(awk -v g="${games:-0}" -v s="$secs" 'BEGIN { printf "%.2f", g / s }') games/s) |"
 echo "| last ladder match | ${elo:-none} |"
 log "done"
