@@ -99,10 +99,12 @@ impl Server {
 
     /// Switches to a session of the named game (the same game: nothing changes).
     fn set_variant(&mut self, value: Option<&str>) {
+        // The games by the names configs use (`GameName`'s own list and parser).
         let wanted = match value.map(str::trim) {
-            Some("jungle") => GameName::Jungle,
-            Some("flip") => GameName::Flip,
-            Some(other) => return send(&self.out, &format!("info string error: {}", OptionError::UnknownVariant(other.into()))),
+            Some(v) => match <GameName as clap::ValueEnum>::from_str(v, false) {
+                Ok(g) => g,
+                Err(_) => return send(&self.out, &format!("info string error: {}", OptionError::UnknownVariant(v.into()))),
+            },
             None => return send(&self.out, &format!("info string error: {}", OptionError::NoValue("UCI_Variant".into()))),
         };
         let serving = match &self.game {

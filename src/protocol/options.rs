@@ -66,7 +66,7 @@ impl Options {
     /// The `option ...` lines answering `uci` in a session of `G`.
     pub fn describe<G: ProtocolGame>(&self) -> Vec<String> {
         let c = &self.config;
-        let variants: String = [GameName::Jungle, GameName::Flip].iter().map(|g| format!(" var {g}")).collect();
+        let variants: String = <GameName as clap::ValueEnum>::value_variants().iter().map(|g| format!(" var {g}")).collect();
         let mut lines = vec![
             format!("option name UCI_Variant type combo default {}{variants}", G::NAME),
             format!("option name Hash type spin default {} min 1 max 65536", c.search.hash_mb),
