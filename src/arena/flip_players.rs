@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::spec::{Contestant, Contestants, PlayerError, PlayerSpec, any_game_player};
-use crate::alphabeta::flip::FlipEngine;
+use crate::alphabeta::flip::{FlipEngine, OpeningCache};
 use crate::flip::FlipGame;
 use crate::game::Encode;
 use crate::mcts::MctsConfig;
@@ -18,6 +18,8 @@ pub struct FlipFactory {
     spec: PlayerSpec,
     mcts: MctsConfig,
     net: Option<Arc<NetEvaluator>>,
+    /// The expectiminimax engines' finished opening searches, shared across games.
+    openings: Arc<OpeningCache>,
 }
 
 impl FlipFactory {
@@ -29,13 +31,13 @@ impl FlipFactory {
             }
             _ => None,
         };
-        Ok(FlipFactory { spec, mcts: mcts.clone(), net })
+        Ok(FlipFactory { spec, mcts: mcts.clone(), net, openings: Arc::default() })
     }
 
     /// A factory for `spec` whose network (for an `mcts` spec) is already loaded: the protocol
     /// keeps one network across games and option changes.
     pub fn with_network(spec: PlayerSpec, mcts: &MctsConfig, net: Option<Arc<NetEvaluator>>) -> FlipFactory {
-        FlipFactory { spec, mcts: mcts.clone(), net }
+        FlipFactory { spec, mcts: mcts.clone(), net, openings: Arc::default() }
     }
 }
 
@@ -48,7 +50,7 @@ impl Contestants<FlipGame> for FlipFactory {
         let ms = |t: Option<u64>| t.map(Duration::from_millis);
         let (player, limits): (Box<dyn Player<FlipGame>>, Limits) = match &self.spec {
             PlayerSpec::Expectiminimax { depth, movetime, nodes, .. } => {
-                (Box::new(FlipEngine::new()), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
+                (Box::new(FlipEngine::with_cache(self.openings.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
             PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed)?,
             PlayerSpec::AlphaBeta { .. } | PlayerSpec::External { .. } => {
