@@ -77,6 +77,24 @@ struct TtEntry {
     best: Option<FlipMove>,
 }
 
+impl TtEntry {
+    /// The stored value when it decides a search of `depth` within `(alpha, beta)`.
+    fn cut(&self, depth: u32, alpha: f32, beta: f32) -> Option<f32> {
+        let decides = match self.bound {
+            EXACT => true,
+            LOWER => self.value >= beta,
+            UPPER => self.value <= alpha,
+            _ => false,
+        };
+        (decides && u32::from(self.depth) >= depth).then_some(self.value)
+    }
+}
+
+/// Face-down squares on the board.
+fn hidden_squares(g: &FlipGame) -> usize {
+    Square::all().filter(|&s| g.cell(s) == Cell::Hidden).count()
+}
+
 const EXACT: u8 = 1;
 const LOWER: u8 = 2;
 const UPPER: u8 = 3;
@@ -218,13 +236,8 @@ impl FlipEngine {
         }
         let key = tt_key(g);
         let e = self.probe_tt(key);
-        if e.bound != 0 && u32::from(e.depth) >= depth {
-            match e.bound {
-                EXACT => return e.value,
-                LOWER if e.value >= beta => return e.value,
-                UPPER if e.value <= alpha => return e.value,
-                _ => {}
-            }
+        if let Some(v) = e.cut(depth, alpha, beta) {
+            return v;
         }
         let alpha_in = alpha;
         let (mut best, mut best_move) = (f32::NEG_INFINITY, None);
@@ -237,7 +250,7 @@ impl FlipEngine {
         // be taken before the horizon, and the replies are the same whichever it was. Each kind
         // of interchangeable flip is searched once (a value that failed low stays below the
         // rising alpha, so reusing it decides the same).
-        let hidden = Square::all().filter(|&s| g.cell(s) == Cell::Hidden).count();
+        let hidden = hidden_squares(g);
         let frontier = (depth == 1 && hidden >= 2) || (depth == 2 && hidden >= 3);
         let mut flips: [Option<f32>; 3] = [None; 3];
         let autos = if depth >= 2 { automorphisms(g) } else { 0 };
@@ -308,13 +321,8 @@ impl FlipEngine {
         self.nodes += 1;
         let key = tt_key(c);
         let e = self.probe_tt(key);
-        if e.bound != 0 && u32::from(e.depth) >= depth {
-            match e.bound {
-                EXACT => return e.value,
-                LOWER if e.value >= beta => return e.value,
-                UPPER if e.value <= alpha => return e.value,
-                _ => {}
-            }
+        if let Some(v) = e.cut(depth, alpha, beta) {
+            return v;
         }
         c.chance_outcomes(&mut self.scratch);
         let n = self.scratch.len().min(MAX_OUTCOMES);
@@ -403,7 +411,7 @@ impl FlipEngine {
         let cacheable = limits.nodes.is_none()
             && limits.hard_time().is_none()
             && limits.depth.is_some()
-            && Square::all().filter(|&s| g.cell(s) == Cell::Hidden).count() >= OPENING_HIDDEN;
+            && hidden_squares(g) >= OPENING_HIDDEN;
         let key = OpeningCache::key(g, limits.depth.unwrap_or(0));
         if let Some(cache) = self.cache.as_ref().filter(|_| cacheable)
             && let Some(r) = cache.results.lock().ok().and_then(|m| m.get(&key).copied())
