@@ -412,14 +412,16 @@ impl FlipEngine {
             && limits.hard_time().is_none()
             && limits.depth.is_some()
             && hidden_squares(g) >= OPENING_HIDDEN;
-        let key = OpeningCache::key(g, limits.depth.unwrap_or(0));
-        if let Some(cache) = self.cache.as_ref().filter(|_| cacheable)
+        // Only a cacheable search of an engine with a cache hashes its position for the cache.
+        let key = (cacheable && self.cache.is_some()).then(|| OpeningCache::key(g, limits.depth.unwrap_or(0)));
+        if let (Some(cache), Some(key)) = (self.cache.as_ref(), key)
             && let Some(r) = cache.results.lock().ok().and_then(|m| m.get(&key).copied())
         {
             return FlipResult { nodes: 0, ..r };
         }
         let r = self.deepen(g, limits);
-        if let Some(cache) = self.cache.as_ref().filter(|_| cacheable && !self.stopped)
+        if let (Some(cache), Some(key)) = (self.cache.as_ref(), key)
+            && !self.stopped
             && let Ok(mut m) = cache.results.lock()
         {
             m.insert(key, r);
