@@ -76,9 +76,14 @@ pub enum AuditError {
 
 /// Checks the run in `dir`.
 pub fn audit(dir: &Path) -> Result<RunAudit, AuditError> {
-    let run = RunDir::new(dir);
+    audit_run(&RunDir::new(dir))
+}
+
+/// Checks `run` as it is on disk (a run in object storage: its mirror, pulled first).
+pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
+    let run = run.clone();
     if !run.exists() {
-        return Err(AuditError::NotARun(dir.display().to_string()));
+        return Err(AuditError::NotARun(run.location()));
     }
     let config = Config::load(Some(&run.config_path()), &[])?;
     let device = parse_device(&config.hardware.device)?;

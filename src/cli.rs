@@ -24,7 +24,7 @@ pub enum Command {
     /// Run the training loop: self-play, training and gating, generation after generation.
     Train(TrainArgs),
     /// One training stage on a run: train on its new games and write a candidate.
-    Learn(RunArgs),
+    Learn(LearnArgs),
     /// Gate a run's waiting candidates.
     Gate(RunArgs),
     /// Generate self-play games with MCTS and a network.
@@ -299,10 +299,11 @@ pub struct SelfplayArgs {
     /// Directory for the game shards (with --model or --random-init).
     #[arg(long, value_name = "DIR", conflicts_with = "run")]
     pub out: Option<PathBuf>,
-    /// A training run: play with its current best network into its games/ (several self-play
-    /// processes may feed one trainer this way).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["model", "random_init"])]
-    pub run: Option<PathBuf>,
+    /// A training run (a directory or an object-store URL such as s3://bucket/run): play with
+    /// its current best network into its games/ (several self-play processes, on any number of
+    /// machines, may feed one trainer this way).
+    #[arg(long, value_name = "DIR|URL", conflicts_with_all = ["model", "random_init"])]
+    pub run: Option<String>,
     /// Random seed (default: from the clock; printed).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -312,18 +313,36 @@ pub struct SelfplayArgs {
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {
-    /// The run directory (default: checkpoints/<config name>). An existing run resumes.
-    #[arg(long, value_name = "DIR")]
-    pub run: Option<PathBuf>,
+    /// The run: a directory (default: checkpoints/<config name>) or an object-store URL
+    /// (s3://bucket/prefix, gs://…, az://…, memory://). An existing run resumes.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
 
 #[derive(Args, Debug)]
+pub struct LearnArgs {
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
+    /// Create the run from this config if it does not exist yet (otherwise the run's snapshot
+    /// is used).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Train only when at least this many new games are waiting (otherwise exit at once).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub min_games: u64,
+    /// Override one setting of the run's config (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The run directory.
-    #[arg(long, value_name = "DIR")]
-    pub run: PathBuf,
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
     /// Override one setting of the run's config (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -380,9 +399,9 @@ fn parse_sprt(s: &str) -> Result<junglezero::arena::stats::Sprt, junglezero::are
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// The run directory.
-    #[arg(long, value_name = "DIR")]
-    pub run: PathBuf,
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
     /// Print the findings as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -390,16 +409,16 @@ pub struct VerifyArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// The run directory.
-    #[arg(long, value_name = "DIR")]
-    pub run: PathBuf,
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
 }
 
 #[derive(Args, Debug)]
 pub struct DumpArgs {
-    /// The run directory.
-    #[arg(long, value_name = "DIR")]
-    pub run: PathBuf,
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
     /// Dump the newest N shards (default: the shards of the trainer's replay window).
     #[arg(long, value_name = "N")]
     pub last: Option<usize>,

@@ -495,6 +495,17 @@ impl<G: RunGame> Pipeline<G> {
         Ok(Some(self.meta.iteration))
     }
 
+    /// In object storage: uploads what this process wrote and reads the shards other self-play
+    /// processes uploaded. A directory needs nothing.
+    pub fn sync(&mut self) -> Result<()> {
+        if self.run.store().is_some() {
+            self.run.push()?;
+            self.run.pull(Some(&["games"]))?;
+            self.ingest()?;
+        }
+        Ok(())
+    }
+
     /// Gates every waiting candidate (see [`RunGame::gate`]).
     pub fn gate(&mut self) -> Result<()> {
         G::gate(&self.run, &self.config)
@@ -505,6 +516,7 @@ impl<G: RunGame> Pipeline<G> {
         let started = Instant::now();
         let c = self.config.train.clone();
         loop {
+            self.sync()?;
             self.gate()?;
             if c.iterations > 0 && self.meta.iteration >= c.iterations {
                 tracing::info!("reached train.iterations = {} (generation {}); stopping", c.iterations, self.meta.iteration);

@@ -5,7 +5,13 @@ use junglezero::store::run::RunDir;
 use crate::cli::ReportArgs;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
-    let path = junglezero::report::write_report(&RunDir::new(&args.run))?;
-    println!("report written to {}", path.display());
+    let run = RunDir::open(&args.run, "report")?;
+    run.pull(None)?;
+    let path = junglezero::report::write_report(&run)?;
+    run.push()?;
+    match run.store() {
+        Some(r) => println!("report written to {} (uploaded to {}/report/)", path.display(), r.url()),
+        None => println!("report written to {}", path.display()),
+    }
     Ok(())
 }

@@ -14,7 +14,7 @@ use junglezero::selfplay::stage::play_into_run;
 use junglezero::store::run::RunDir;
 
 use super::progress::bar;
-use crate::cli::{DumpArgs, RunArgs, TrainArgs};
+use crate::cli::{DumpArgs, LearnArgs, RunArgs, TrainArgs};
 
 /// One progress bar per stage, replaced when the stage changes. When stderr is not a terminal
 /// (bars hidden), a progress line is logged every 30 s instead.
@@ -66,8 +66,8 @@ impl StageBars {
 
 /// The config for a run: `--config` if given, else the run's snapshot, else the defaults;
 /// then each `--set`.
-fn run_config(run: &Path, file: Option<&Path>, set: &[String]) -> anyhow::Result<Config> {
-    let snapshot = run.join("config.toml");
+fn run_config(run: &RunDir, file: Option<&Path>, set: &[String]) -> anyhow::Result<Config> {
+    let snapshot = run.config_path();
     let source = match file {
         Some(f) => Some(f.to_path_buf()),
         None if snapshot.is_file() => Some(snapshot),
@@ -84,23 +84,25 @@ fn default_run_path(config_file: Option<&Path>) -> PathBuf {
 }
 
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
-    let run_path = args.run.clone().unwrap_or_else(|| default_run_path(args.config.config.as_deref()));
-    let config = run_config(&run_path, args.config.config.as_deref(), &args.config.set)?;
-    let _lock = RunDir::new(&run_path).lock_trainer()?;
+    let spec = args.run.clone().unwrap_or_else(|| default_run_path(args.config.config.as_deref()).display().to_string());
+    let run = RunDir::open(&spec, "train")?;
+    run.pull(None)?;
+    let config = run_config(&run, args.config.config.as_deref(), &args.config.set)?;
+    let _lock = run.lock_trainer()?;
     match config.game {
-        GameName::Jungle => train_game::<JungleGame>(&run_path, config),
-        GameName::Flip => train_game::<FlipGame>(&run_path, config),
+        GameName::Jungle => train_game::<JungleGame>(run, config),
+        GameName::Flip => train_game::<FlipGame>(run, config),
     }
 }
 
-fn train_game<G: RunGame>(run_path: &Path, config: Config) -> anyhow::Result<()> {
-    let mut pipeline = Pipeline::<G>::open(RunDir::new(run_path), config)?;
+fn train_game<G: RunGame>(run: RunDir, config: Config) -> anyhow::Result<()> {
+    let location = run.location();
+    let mut pipeline = Pipeline::<G>::open(run, config)?;
     let c = &pipeline.config;
     tracing::info!(
-        "training {} ({}) in {}: {} games per generation, {} net on {}, {} self-play workers x {} games in flight",
+        "training {} ({}) in {location}: {} games per generation, {} net on {}, {} self-play workers x {} games in flight",
         pipeline.run.name(),
         G::SHAPE.game,
-        run_path.display(),
         c.train.games_per_iteration,
         c.model.describe(),
         c.hardware.describe(),
@@ -111,67 +113,94 @@ fn train_game<G: RunGame>(run_path: &Path, config: Config) -> anyhow::Result<()>
     let mut bars = StageBars::new();
     let result = pipeline.run(&mut |stage, done, total, msg| bars.update(stage, done, total, msg), &stop);
     bars.finish();
+    // What was finished reaches the store even when the loop stopped on an error.
+    let pushed = pipeline.run.push();
     result?;
+    pushed?;
     let best = pipeline.run.best().map_or_else(|| "none".into(), |(g, p)| format!("gen-{g:04} ({})", p.display()));
-    println!(
-        "run {} generation {} steps {} games {} best {best}",
-        run_path.display(),
-        pipeline.meta.iteration,
-        pipeline.meta.step,
-        pipeline.meta.games_seen
-    );
+    println!("run {location} generation {} steps {} games {} best {best}", pipeline.meta.iteration, pipeline.meta.step, pipeline.meta.games_seen);
     Ok(())
 }
 
-fn existing_run(path: &Path) -> anyhow::Result<RunDir> {
-    let run = RunDir::new(path);
+fn existing_run(spec: &str, role: &str, only: Option<&[&str]>) -> anyhow::Result<RunDir> {
+    let run = RunDir::open(spec, role)?;
+    run.pull(only)?;
     if !run.exists() {
-        anyhow::bail!("{} is not a training run (no config.toml); start one with `junglezero train --run {}`", path.display(), path.display());
+        anyhow::bail!("{spec} is not a training run (no config.toml); start one with `junglezero train --run {spec}`");
     }
     Ok(run)
 }
 
-pub fn learn(args: RunArgs) -> anyhow::Result<()> {
-    let run = existing_run(&args.run)?;
-    let config = run_config(&args.run, None, &args.set)?;
+pub fn learn(args: LearnArgs) -> anyhow::Result<()> {
+    let run = RunDir::open(&args.run, "learn")?;
+    run.pull(None)?;
+    if !run.exists() && args.config.is_none() {
+        anyhow::bail!(
+            "{} is not a training run (no config.toml); create it with `junglezero learn --run {} --config FILE` or `junglezero train`",
+            args.run,
+            args.run
+        );
+    }
+    let config = run_config(&run, args.config.as_deref(), &args.set)?;
     let _lock = run.lock_trainer()?;
     match config.game {
-        GameName::Jungle => learn_game::<JungleGame>(run, config),
-        GameName::Flip => learn_game::<FlipGame>(run, config),
+        GameName::Jungle => learn_game::<JungleGame>(run, config, args.min_games),
+        GameName::Flip => learn_game::<FlipGame>(run, config, args.min_games),
     }
 }
 
-fn learn_game<G: RunGame>(run: RunDir, config: Config) -> anyhow::Result<()> {
+fn learn_game<G: RunGame>(run: RunDir, config: Config, min_games: u64) -> anyhow::Result<()> {
     let mut pipeline = Pipeline::<G>::open(run, config)?;
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
-    let out = pipeline.learn(&mut |s, d, t, m| bars.update(s, d, t, m), &stop);
+    let mut progress = |s: &str, d: u64, t: u64, m: &str| bars.update(s, d, t, m);
+    let out = (|| {
+        if pipeline.meta.iteration == 0 {
+            pipeline.teach(&mut progress, &stop)?;
+        }
+        if pipeline.pending_games() < min_games.max(1) {
+            return Ok(None);
+        }
+        pipeline.learn(&mut progress, &stop)
+    })();
     bars.finish();
-    match out? {
+    let pushed = pipeline.run.push();
+    let out = out?;
+    pushed?;
+    match out {
         Some(g) => println!("learn: wrote candidate gen-{g:04} (step {})", pipeline.meta.step),
-        None => println!("learn: no new games since the last training stage; nothing to do"),
+        None => println!(
+            "learn: {} new games waiting, fewer than {}; nothing to do",
+            pipeline.pending_games(),
+            min_games.max(1)
+        ),
     }
     Ok(())
 }
 
 pub fn gate(args: RunArgs) -> anyhow::Result<()> {
-    let run = existing_run(&args.run)?;
-    let config = run_config(&args.run, None, &args.set)?;
+    let run = existing_run(&args.run, "gate", Some(&["config.toml", "models", "candidates", "rejected", "metrics"]))?;
+    let config = run_config(&run, None, &args.set)?;
     let _lock = run.lock_trainer()?;
     let waiting = run.candidates().len();
-    match config.game {
-        GameName::Jungle => JungleGame::gate(&run, &config)?,
-        GameName::Flip => FlipGame::gate(&run, &config)?,
-    }
+    let gated = match config.game {
+        GameName::Jungle => JungleGame::gate(&run, &config),
+        GameName::Flip => FlipGame::gate(&run, &config),
+    };
+    let pushed = run.push();
+    gated?;
+    pushed?;
     let best = run.best().map_or_else(|| "none".into(), |(g, _)| format!("gen-{g:04}"));
-    println!("gate: {waiting} candidate(s) gated; best is {best}");
+    // The newest generation with a verdict (promoted or rejected), for drivers that wait on it.
+    let decided = run.promoted().into_iter().chain(run.rejected()).map(|(g, _)| g).max().unwrap_or(0);
+    println!("gate: {waiting} candidate(s) gated; best is {best}; newest decided gen-{decided:04}");
     Ok(())
 }
 
 /// `dump --run DIR [--last N] --out FILE`
 pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
-    let run = existing_run(&args.run)?;
-    let config = run_config(&args.run, None, &[])?;
+    let run = existing_run(&args.run, "dump", Some(&["config.toml", "games", "train"]))?;
+    let config = run_config(&run, None, &[])?;
     match config.game {
         GameName::Jungle => dump_game::<JungleGame>(&run, &config, &args),
         GameName::Flip => dump_game::<FlipGame>(&run, &config, &args),
@@ -199,24 +228,28 @@ fn dump_game<G: RunGame>(run: &RunDir, config: &Config, args: &DumpArgs) -> anyh
     Ok(())
 }
 
-/// `selfplay --run DIR --games N`
-pub fn selfplay_for_run(path: &Path, games: u64, set: &[String]) -> anyhow::Result<()> {
-    let run = existing_run(path)?;
-    let config = run_config(path, None, set)?;
-    match config.game {
-        GameName::Jungle => selfplay_game::<JungleGame>(path, run, &config, games),
-        GameName::Flip => selfplay_game::<FlipGame>(path, run, &config, games),
-    }
+/// `selfplay --run DIR|URL --games N`
+pub fn selfplay_for_run(spec: &str, games: u64, set: &[String]) -> anyhow::Result<()> {
+    let run = existing_run(spec, "selfplay", Some(&["config.toml", "models"]))?;
+    let config = run_config(&run, None, set)?;
+    let played = match config.game {
+        GameName::Jungle => selfplay_game::<JungleGame>(spec, &run, &config, games),
+        GameName::Flip => selfplay_game::<FlipGame>(spec, &run, &config, games),
+    };
+    let pushed = run.push();
+    played?;
+    pushed?;
+    Ok(())
 }
 
-fn selfplay_game<G: RunGame>(path: &Path, run: RunDir, config: &Config, games: u64) -> anyhow::Result<()> {
-    let (g, model) = run.best().ok_or_else(|| anyhow::anyhow!("{}: no model in models/", path.display()))?;
+fn selfplay_game<G: RunGame>(spec: &str, run: &RunDir, config: &Config, games: u64) -> anyhow::Result<()> {
+    let (g, model) = run.best().ok_or_else(|| anyhow::anyhow!("{spec}: no model in models/"))?;
     let evaluator = junglezero::nn::burn_eval::NetEvaluator::load(&model, &config.hardware, G::SHAPE)?;
-    tracing::info!("self-play for run {} with gen-{g:04}: {games} games", path.display());
+    tracing::info!("self-play for run {spec} with gen-{g:04}: {games} games");
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
     let stage = G::stage(config);
-    let s = play_into_run(&run, &stage, &evaluator, evaluator.id(), g, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
+    let s = play_into_run(run, &stage, &evaluator, evaluator.id(), g, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
     bars.finish();
     let s = s?;
     println!("selfplay games {} moves {} evals {} time {:.1} s", s.games, s.moves, s.evals, s.seconds);

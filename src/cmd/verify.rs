@@ -5,7 +5,9 @@ use std::io::Write;
 use crate::cli::VerifyArgs;
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
-    let a = junglezero::audit::audit(&args.run)?;
+    let run = junglezero::store::run::RunDir::open(&args.run, "verify")?;
+    run.pull(None)?;
+    let a = junglezero::audit::audit_run(&run)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&a)?)?;
@@ -36,7 +38,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         writeln!(out, "{}", if a.problems.is_empty() { "ok" } else { "PROBLEMS FOUND" })?;
     }
     if !a.problems.is_empty() {
-        anyhow::bail!("{}: {} problem(s); the first: {}", args.run.display(), a.problems.len(), a.problems[0]);
+        anyhow::bail!("{}: {} problem(s); the first: {}", args.run, a.problems.len(), a.problems[0]);
     }
     Ok(())
 }

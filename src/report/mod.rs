@@ -55,7 +55,7 @@ fn hours(secs: f64) -> String {
 /// Writes report/report.md and its figures; returns the report's path.
 pub fn write_report(run: &RunDir) -> Result<PathBuf, ReportError> {
     if !run.exists() {
-        return Err(ReportError::NotARun(run.root().display().to_string()));
+        return Err(ReportError::NotARun(run.location()));
     }
     let dir = run.report_dir();
     std::fs::create_dir_all(&dir).map_err(|e| StoreError::new("cannot create directory", &dir, e))?;
@@ -78,7 +78,7 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     let mut s = String::new();
     let config = Config::from_toml(config_text).ok();
     let _ = writeln!(s, "# Training report: {}\n", run.name());
-    let _ = writeln!(s, "Generated {} from `{}`.\n", chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"), run.root().display());
+    let _ = writeln!(s, "Generated {} from `{}`.\n", chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"), run.location());
 
     // Summary.
     let games: u64 = d.selfplay.iter().map(|s| s.games).sum();

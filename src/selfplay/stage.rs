@@ -93,7 +93,9 @@ pub fn play_into_run<G: Trainable, E: Evaluator<G>>(
             }
             plies.set(plies.get() + rec.moves.len() as u64);
             all.push(rec.clone());
-            writer.push(rec).map_err(Halt::Store)?;
+            if let Some(shard) = writer.push(rec).map_err(Halt::Store)? {
+                run.publish(&shard).map_err(Halt::Store)?;
+            }
             unwritten(writer.unwritten());
             Ok(())
         },
@@ -114,7 +116,9 @@ pub fn play_into_run<G: Trainable, E: Evaluator<G>>(
         },
     );
     // Completed games are kept even when interrupted.
-    writer.flush()?;
+    if let Some(shard) = writer.flush()? {
+        run.publish(&shard)?;
+    }
     if let Err(Halt::Store(e)) = res {
         return Err(e);
     }

@@ -5,6 +5,7 @@
 pub mod events;
 pub mod framed;
 pub mod hooks;
+pub mod remote;
 pub mod run;
 
 use std::fs::{self, File};

@@ -9,6 +9,8 @@
 //!   games/*.jzg          self-play shards (from any number of self-play processes)
 //!   train/checkpoint.jzc the trainer's state
 //!   metrics.jsonl        one JSON object per line: training, self-play and gate events
+//!   metrics/*.jsonl      the same, one file per process, in a run in object storage
+//!   verdicts/gen-NNNN    in object storage: the gate's claim on a candidate (see `remote`)
 //!   train.lock           held by the one train/learn/gate process working on the run
 //!   report/              `junglezero report` output
 //! ```
@@ -16,8 +18,10 @@
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::StoreError;
+use super::remote::{Remote, is_remote, local_path};
 
 /// Held while a process owns a run's trainer; see [`RunDir::lock_trainer`].
 #[derive(Debug)]
@@ -25,9 +29,12 @@ pub struct TrainerLock {
     _file: fs::File,
 }
 
+/// A run: a directory, or a run in object storage worked on through a local mirror (then
+/// `root` is the mirror; see [`super::remote`]).
 #[derive(Clone, Debug)]
 pub struct RunDir {
     root: PathBuf,
+    remote: Option<Arc<Remote>>,
 }
 
 fn generation_of(name: &str) -> Option<u64> {
@@ -47,7 +54,48 @@ fn list_generations(dir: &Path) -> Vec<(u64, PathBuf)> {
 
 impl RunDir {
     pub fn new(root: impl Into<PathBuf>) -> RunDir {
-        RunDir { root: root.into() }
+        RunDir { root: root.into(), remote: None }
+    }
+
+    /// The run a `--run` argument names: a directory (a plain path or `file://`), or a URL of
+    /// object storage (`s3://`, `gs://`, `az://`, `memory://`) opened with a mirror for `role`.
+    /// Nothing is downloaded yet (see [`RunDir::pull`]).
+    pub fn open(spec: &str, role: &str) -> Result<RunDir, StoreError> {
+        if is_remote(spec) { Ok(RunDir::remote(Remote::open(spec, role)?)) } else { Ok(RunDir::new(local_path(spec))) }
+    }
+
+    /// A run in object storage through `remote`'s mirror.
+    pub fn remote(remote: Remote) -> RunDir {
+        RunDir { root: remote.mirror().to_path_buf(), remote: Some(Arc::new(remote)) }
+    }
+
+    /// The store behind a run in object storage.
+    pub fn store(&self) -> Option<&Remote> {
+        self.remote.as_deref()
+    }
+
+    /// Where the run lives, for messages: its URL or its directory.
+    pub fn location(&self) -> String {
+        self.remote.as_ref().map_or_else(|| self.root.display().to_string(), |r| r.url().to_string())
+    }
+
+    /// In object storage: downloads what other processes wrote (everything, or only the given
+    /// folders and files). A directory needs nothing.
+    pub fn pull(&self, only: Option<&[&str]>) -> Result<usize, StoreError> {
+        self.remote.as_ref().map_or(Ok(0), |r| r.pull(only))
+    }
+
+    /// In object storage: uploads what this process wrote. A directory needs nothing.
+    pub fn push(&self) -> Result<usize, StoreError> {
+        self.remote.as_ref().map_or(Ok(0), |r| r.push())
+    }
+
+    /// In object storage: uploads one file this process wrote (a shard as soon as it is cut).
+    pub fn publish(&self, path: &Path) -> Result<(), StoreError> {
+        match &self.remote {
+            Some(r) => r.publish(path).map(|_| ()),
+            None => Ok(()),
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -55,6 +103,9 @@ impl RunDir {
     }
 
     pub fn name(&self) -> String {
+        if let Some(r) = &self.remote {
+            return r.url().rsplit('/').find(|s| !s.is_empty()).unwrap_or("run").to_string();
+        }
         self.root.file_name().map_or_else(|| self.root.display().to_string(), |n| n.to_string_lossy().into_owned())
     }
 
@@ -76,8 +127,13 @@ impl RunDir {
     pub fn checkpoint_path(&self) -> PathBuf {
         self.root.join("train").join("checkpoint.jzc")
     }
+    /// The file this process appends its events to: metrics.jsonl in a directory, its own
+    /// metrics/<writer>.jsonl in object storage.
     pub fn metrics_path(&self) -> PathBuf {
-        self.root.join("metrics.jsonl")
+        match &self.remote {
+            Some(r) => self.root.join(r.metrics_rel()),
+            None => self.root.join("metrics.jsonl"),
+        }
     }
     pub fn report_dir(&self) -> PathBuf {
         self.root.join("report")
@@ -181,6 +237,9 @@ impl RunDir {
     /// last line (a kill or a full disk mid-write) is ended first, so it costs only itself.
     pub fn append_event(&self, event: &super::events::Event) -> Result<(), StoreError> {
         let path = self.metrics_path();
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(|e| StoreError::new("cannot create directory", dir, e))?;
+        }
         let mut f = fs::OpenOptions::new()
             .create(true)
             .read(true)
@@ -213,25 +272,65 @@ impl RunDir {
 
     /// Every event in metrics.jsonl, and the lines that could not be read (line number and
     /// reason). A missing file has no events.
+    /// In object storage every process's metrics/*.jsonl is read and the events merged by time.
     pub fn read_events(&self) -> (Vec<super::events::Event>, Vec<String>) {
-        match fs::read_to_string(self.metrics_path()) {
-            Ok(text) => super::events::parse(&text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), Vec::new()),
-            Err(e) => (Vec::new(), vec![format!("cannot read {}: {e}", self.metrics_path().display())]),
+        let mut files = vec![self.root.join("metrics.jsonl")];
+        if self.remote.is_some() {
+            let mut more: Vec<PathBuf> = fs::read_dir(self.root.join("metrics"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .collect();
+            more.sort();
+            files.extend(more);
         }
+        let (mut events, mut problems) = (Vec::new(), Vec::new());
+        for path in &files {
+            match fs::read_to_string(path) {
+                Ok(text) => {
+                    let (e, p) = super::events::parse(&text);
+                    events.extend(e);
+                    if files.len() > 1 {
+                        problems.extend(p.into_iter().map(|p| format!("{}: {p}", self.relative(path))));
+                    } else {
+                        problems.extend(p);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => problems.push(format!("cannot read {}: {e}", path.display())),
+            }
+        }
+        if files.len() > 1 {
+            events.sort_by(|a, b| a.time().total_cmp(&b.time()));
+        }
+        (events, problems)
     }
 
-    /// Promotes a candidate by renaming it into models/.
+    /// Promotes a candidate by renaming it into models/. In object storage the verdict is
+    /// claimed first (one gatekeeper wins) and the network uploaded at once.
     pub fn promote(&self, generation: u64) -> Result<PathBuf, StoreError> {
-        let (from, to) = (self.candidate_path(generation), self.model_path(generation));
-        fs::rename(&from, &to).map_err(|e| StoreError::new("cannot promote", &from, e))?;
-        Ok(to)
+        self.decide(generation, "promoted", self.model_path(generation))
     }
 
-    /// Moves a candidate to rejected/.
+    /// Moves a candidate to rejected/ (in object storage: claims the verdict first, as
+    /// [`RunDir::promote`]).
     pub fn reject(&self, generation: u64) -> Result<PathBuf, StoreError> {
-        let (from, to) = (self.candidate_path(generation), self.rejected_path(generation));
-        fs::rename(&from, &to).map_err(|e| StoreError::new("cannot reject", &from, e))?;
+        self.decide(generation, "rejected", self.rejected_path(generation))
+    }
+
+    fn decide(&self, generation: u64, verdict: &str, to: PathBuf) -> Result<PathBuf, StoreError> {
+        let from = self.candidate_path(generation);
+        if let Some(r) = &self.remote {
+            r.claim_verdict(generation, verdict)?;
+        }
+        let action = if verdict == "promoted" { "cannot promote" } else { "cannot reject" };
+        fs::rename(&from, &to).map_err(|e| StoreError::new(action, &from, e))?;
+        if let Some(r) = &self.remote {
+            r.publish(&to)?;
+            r.forget_candidate(generation);
+        }
         Ok(to)
     }
 }
