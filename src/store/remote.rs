@@ -109,6 +109,17 @@ pub fn cache_root() -> PathBuf {
     std::env::var_os("HOME").map_or_else(|| PathBuf::from(".junglezero-cache"), |h| PathBuf::from(h).join(".cache").join("junglezero"))
 }
 
+/// Creates `mirror` and reads its sync index; starts the runtime the store's calls run on.
+fn open_mirror(url: &str, mirror: &Path) -> Result<(tokio::runtime::Runtime, Index), StoreError> {
+    std::fs::create_dir_all(mirror).map_err(|e| StoreError::new("cannot create directory", mirror, e))?;
+    let index = std::fs::read(mirror.join(INDEX)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| StoreError::new("cannot start the I/O runtime for", Path::new(url), e))?;
+    Ok((runtime, index))
+}
+
 /// A URL as one folder name: anything but letters, digits, `-`, `_` and `.` becomes `_`.
 fn folder_name(url: &str) -> String {
     url.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
@@ -138,13 +149,8 @@ impl Remote {
         let parsed = url::Url::parse(url).map_err(|e| store_error("not a run URL:", url, e))?;
         let env: Vec<(String, String)> = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
         let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| store_error("cannot open object store", url, e))?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| StoreError::new("cannot start the I/O runtime for", Path::new(url), e))?;
         let mirror = cache.join("runs").join(folder_name(url)).join(role);
-        std::fs::create_dir_all(&mirror).map_err(|e| StoreError::new("cannot create directory", &mirror, e))?;
-        let index = std::fs::read(mirror.join(INDEX)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+        let (runtime, index) = open_mirror(url, &mirror)?;
         let host = std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()).unwrap_or_else(|| "host".into());
         let writer = format!("{role}-{}-{}-{}", folder_name(&host), std::process::id(), (super::events::now() * 1000.0) as u64);
         Ok(Remote { url: url.trim_end_matches('/').to_string(), store: Arc::from(store), prefix, mirror, writer, runtime, index: Mutex::new(index) })
@@ -154,12 +160,7 @@ impl Remote {
     /// `memory://` store, which lives only inside one process).
     pub fn with_role(&self, role: &str) -> Result<Remote, StoreError> {
         let mirror = self.mirror.parent().map_or_else(|| self.mirror.clone(), |p| p.join(role));
-        std::fs::create_dir_all(&mirror).map_err(|e| StoreError::new("cannot create directory", &mirror, e))?;
-        let index = std::fs::read(mirror.join(INDEX)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| StoreError::new("cannot start the I/O runtime for", Path::new(&self.url), e))?;
+        let (runtime, index) = open_mirror(&self.url, &mirror)?;
         let writer = format!("{role}-{}-{}", std::process::id(), (super::events::now() * 1e6) as u64);
         Ok(Remote {
             url: self.url.clone(),
