@@ -182,6 +182,10 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
     let run = existing_run(&args.run, "gate", Some(&["config.toml", "models", "candidates", "rejected", "metrics"]))?;
     let config = run_config(&run, None, &args.set)?;
     let _lock = run.lock_trainer()?;
+    if run.settle()? > 0 {
+        // The networks of finished verdicts are now in models/ or rejected/: read them again.
+        run.pull(Some(&["models", "candidates", "rejected"]))?;
+    }
     let waiting = run.candidates().len();
     let gated = match config.game {
         GameName::Jungle => JungleGame::gate(&run, &config),

@@ -443,6 +443,53 @@ impl Remote {
         }
     }
 
+    /// Finishes every verdict whose candidate is still in the store: a gatekeeper killed after
+    /// its claim leaves the network only under candidates/. The network is written to models/ or
+    /// rejected/ as the verdict says (create-only, so a second settler's same bytes are accepted),
+    /// then the candidate is removed. Returns how many verdicts it finished.
+    pub fn settle(&self) -> Result<usize, StoreError> {
+        let gens = |sub: &str| -> Result<BTreeSet<u64>, StoreError> {
+            Ok(self.list(Some(sub))?.iter().filter_map(|m| generation_in(&self.rel_of(&m.location)?, sub)).collect())
+        };
+        let waiting = gens("candidates")?;
+        if waiting.is_empty() {
+            return Ok(0);
+        }
+        let verdicts = gens("verdicts")?;
+        let applied: BTreeSet<u64> = gens("models")?.union(&gens("rejected")?).copied().collect();
+        let mut finished = 0;
+        for &g in waiting.intersection(&verdicts) {
+            if !applied.contains(&g) {
+                let rel = format!("verdicts/gen-{g:04}");
+                let shown = self.show(&rel);
+                let body = self
+                    .runtime
+                    .block_on(async { self.store.get(&self.object(&rel)).await?.bytes().await })
+                    .map_err(|e| store_error("cannot download", &shown, e))?;
+                let verdict = serde_json::from_slice::<serde_json::Value>(&body)
+                    .ok()
+                    .and_then(|v| v.get("verdict").and_then(|v| v.as_str()).map(str::to_string));
+                let dir = match verdict.as_deref() {
+                    Some("promoted") => "models",
+                    Some("rejected") => "rejected",
+                    _ => return Err(conflict("cannot settle", &shown, "the verdict is neither \"promoted\" nor \"rejected\"")),
+                };
+                let candidate = format!("candidates/gen-{g:04}.jzm");
+                let shown = self.show(&candidate);
+                let network = self
+                    .runtime
+                    .block_on(async { self.store.get(&self.object(&candidate)).await?.bytes().await })
+                    .map_err(|e| store_error("cannot download", &shown, e))?;
+                let local = self.mirror.join(format!("{dir}/gen-{g:04}.jzm"));
+                super::write_atomic(&local, &network)?;
+                self.publish(&local)?;
+            }
+            self.forget_candidate(g);
+            finished += 1;
+        }
+        Ok(finished)
+    }
+
     /// Removes a decided candidate from the store (its verdict and network are there; a
     /// failure here only leaves a listed candidate that readers skip).
     pub fn forget_candidate(&self, g: u64) {

@@ -85,6 +85,13 @@ impl RunDir {
         self.remote.as_ref().map_or(Ok(0), |r| r.pull(only))
     }
 
+    /// In object storage: finishes the verdicts a gatekeeper claimed but did not apply (it was
+    /// killed between the claim and the upload of the network). A directory needs nothing: there
+    /// a verdict is the rename itself.
+    pub fn settle(&self) -> Result<usize, StoreError> {
+        self.remote.as_ref().map_or(Ok(0), |r| r.settle())
+    }
+
     /// In object storage: uploads what this process wrote. A directory needs nothing.
     pub fn push(&self) -> Result<usize, StoreError> {
         self.remote.as_ref().map_or(Ok(0), |r| r.push())
@@ -322,6 +329,11 @@ impl RunDir {
 
     fn decide(&self, generation: u64, verdict: &str, to: PathBuf) -> Result<PathBuf, StoreError> {
         let from = self.candidate_path(generation);
+        // A mirror has only the folders it has downloaded into: make the target's before the
+        // verdict is claimed, so a claimed verdict is not left without its network.
+        if let Some(dir) = to.parent() {
+            fs::create_dir_all(dir).map_err(|e| StoreError::new("cannot create directory", dir, e))?;
+        }
         if let Some(r) = &self.remote {
             r.claim_verdict(generation, verdict)?;
         }
