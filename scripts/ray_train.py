@@ -92,7 +92,9 @@ class Stage:
 NOT_READY = re.compile(r"is not a training run|no model in models/")
 
 
-@ray.remote(max_restarts=-1, max_task_retries=-1)
+# Each actor has two threads: `loop` runs for the actor's life, so `pids` (for whoever must kill it)
+# needs its own; the threads share only `self.child`, which one of them writes.
+@ray.remote(max_restarts=-1, max_task_retries=-1, max_concurrency=2)
 class SelfPlay(Stage):
     def loop(self, run: str, games: int, extra: list[str]) -> int:
         """Plays `games` games a call until killed; returns only on an error it cannot wait out."""
@@ -106,7 +108,7 @@ class SelfPlay(Stage):
                 raise RuntimeError(f"selfplay failed ({rc}): {out.strip()[-2000:]}")
 
 
-@ray.remote(max_restarts=-1, max_task_retries=-1)
+@ray.remote(max_restarts=-1, max_task_retries=-1, max_concurrency=2)
 class Learner(Stage):
     def loop(self, run: str, config: str, generations: int, min_games: int, extra: list[str]) -> list[str]:
         """Trains until candidate `generations` exists; returns the warnings the learner printed."""
@@ -125,7 +127,7 @@ class Learner(Stage):
                 time.sleep(1)
 
 
-@ray.remote(max_restarts=-1, max_task_retries=-1)
+@ray.remote(max_restarts=-1, max_task_retries=-1, max_concurrency=2)
 class Gatekeeper(Stage):
     def loop(self, run: str, generations: int, extra: list[str]) -> str:
         """Gates until generation `generations` is decided; returns the last summary line."""

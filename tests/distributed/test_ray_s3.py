@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-BINARY = Path(os.environ.get("JUNGLEZERO_BIN", REPO / "target" / "release" / "junglezero"))
+BINARY = Path(os.environ.get("JUNGLEZERO_BIN", REPO / "target" / "release" / "junglezero")).resolve()
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install ray)")
 boto3 = pytest.importorskip("boto3", reason="boto3 is not installed (pip install boto3)")
@@ -39,6 +39,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @pytest.fixture(scope="module")
@@ -109,10 +118,12 @@ def test_two_generations_on_s3_with_a_selfplay_actor_killed(s3, tmp_path):
         actor_pid, child_pid = ray.get(victim.pids.remote())
         os.kill(actor_pid, signal.SIGKILL)
         if child_pid:
-            # The child dies with its parent (PR_SET_PDEATHSIG); make sure it is gone.
-            time.sleep(1)
-            with_child = Path(f"/proc/{child_pid}").exists()
-            assert not with_child, "the killed actor's junglezero process kept running"
+            # The child dies with its parent (PR_SET_PDEATHSIG); make sure it is gone (a dead
+            # child may stay a zombie until whoever adopted it reaps it).
+            deadline = time.monotonic() + 10
+            while running(child_pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert not running(child_pid), "the killed actor's junglezero process kept running"
 
         warnings = ray_train.wait(handles, str(BINARY), run, env, every=0)
     finally:
