@@ -15,6 +15,8 @@ cd "$(dirname "$0")/.."
 
 if ! command -v /usr/lib/llvm-22/bin/llvm-config >/dev/null 2>&1; then
     echo "installing Debian's LLVM 22 (llvm-22-dev libpolly-22-dev libzstd-dev)"
+    # Debian 12 carries LLVM 22 in its security archive: a stale package list does not know it.
+    apt-get update
     apt-get install -y --no-install-recommends llvm-22-dev libpolly-22-dev libzstd-dev
 fi
 

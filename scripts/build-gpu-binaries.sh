@@ -2,7 +2,8 @@
 # Builds the binaries scripts/gpu-check.sh runs on a GPU machine, on an ordinary machine (no GPU
 # needed): a wgpu build and, where scripts/build-cuda.sh succeeds, a cuda build, stripped and
 # xz-compressed, under target/gpu/. Together they must stay under 60 MiB so they travel with the
-# repository (a stripped wgpu build is about 94 MiB, 19 MiB compressed).
+# repository (a stripped wgpu build is about 94 MiB, 19 MiB compressed; a stripped cuda build
+# about 160 MiB, 34 MiB compressed).
 #
 #   scripts/build-gpu-binaries.sh            # wgpu, then cuda if it builds
 #   scripts/build-gpu-binaries.sh --no-cuda  # wgpu only

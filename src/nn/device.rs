@@ -62,10 +62,19 @@ pub fn compiled_backends() -> Vec<&'static str> {
     v
 }
 
+/// How to build with a backend feature: cuda's build needs the script (cargo alone would
+/// download an LLVM bundle).
+fn build_command(feature: &str) -> String {
+    match feature {
+        "cuda" => "scripts/build-cuda.sh".into(),
+        _ => format!("cargo build --release --features {feature}"),
+    }
+}
+
 /// Why a device name cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DeviceError {
-    #[error("device '{name}' needs a build with the '{feature}' feature (cargo build --release --features {feature}); this build has: {built}")]
+    #[error("device '{name}' needs a build with the '{feature}' feature ({}); this build has: {built}", build_command(feature))]
     NotBuilt { name: String, feature: &'static str, built: String },
     #[error("bad device index in '{0}'")]
     BadIndex(String),
@@ -177,9 +186,12 @@ fn open_and_compute(name: &str, device: &Device) -> Result<Option<String>, Devic
                 line.truncate(cut);
                 line.push_str("...");
             }
-            Err(unavailable(format!(
-                "{line} (no usable adapter or driver; without a GPU, Debian's mesa-vulkan-drivers and libvulkan1 give wgpu a software Vulkan device)"
-            )))
+            let hint = if name.starts_with("cuda") {
+                "no CUDA driver: the cuda build needs an NVIDIA GPU and its driver's libcuda.so"
+            } else {
+                "no usable adapter or driver; without a GPU, Debian's mesa-vulkan-drivers and libvulkan1 give wgpu a software Vulkan device"
+            };
+            Err(unavailable(format!("{line} ({hint})")))
         }
     }
 }
@@ -211,6 +223,11 @@ mod tests {
         if !cfg!(feature = "wgpu") {
             let e = parse_device("wgpu").unwrap_err().to_string();
             assert!(e.contains("needs a build with the 'wgpu' feature") && e.contains("this build has: flex"), "{e}");
+            assert!(e.contains("cargo build --release --features wgpu"), "{e}");
+        }
+        if !cfg!(feature = "cuda") {
+            let e = parse_device("cuda").unwrap_err().to_string();
+            assert!(e.contains("needs a build with the 'cuda' feature (scripts/build-cuda.sh)"), "{e}");
         }
     }
 }
