@@ -541,6 +541,11 @@ impl<G: RunGame> Pipeline<G> {
                     return Ok(());
                 }
             }
+            let factor = c.lr_time_factor(started.elapsed().as_secs_f64() / 60.0);
+            if factor != self.trainer.lr_factor {
+                tracing::info!("final phase of the timed run: learning rate x {factor}");
+                self.trainer.lr_factor = factor;
+            }
             self.learn(progress, stop)?;
         }
     }

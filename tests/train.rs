@@ -215,6 +215,39 @@ fn kills_at_random_moments_lose_nothing() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The learning rates in a run's training events.
+fn logged_learning_rates(dir: &Path) -> Vec<f64> {
+    let text = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["kind"] == "train")
+        .map(|v| v["lr"].as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_timed_run_s_final_phase_lowers_the_learning_rate() {
+    // With the final phase covering the whole time limit every step trains at lr x factor;
+    // without it, at lr.
+    for (fraction, want) in [("1.0", 0.005), ("0.0", 0.02)] {
+        let dir = tmp(&format!("lr-final-{fraction}"));
+        let d = dir.to_str().unwrap();
+        let o = junglezero(&[
+            "train", "--config", &smoke_config(), "--run", d,
+            "--set", "train.iterations=1", "--set", "train.time_limit_minutes=60",
+            "--set", "train.lr=0.02", "--set", "train.lr_warmup_steps=0",
+            "--set", &format!("train.lr_final_fraction={fraction}"), "--set", "train.lr_final_factor=0.25",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let lrs = logged_learning_rates(&dir);
+        assert!(!lrs.is_empty(), "no training events");
+        for lr in lrs {
+            assert!((lr - want).abs() < 1e-9, "fraction {fraction}: lr {lr}, want {want}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 #[test]
 fn a_second_trainer_on_the_same_run_is_refused() {
     let dir = tmp("busy");

@@ -57,6 +57,11 @@ pub struct TrainConfig {
     /// The learning rate is multiplied by `lr_decay` every `lr_decay_steps` steps (0: never).
     pub lr_decay: f64,
     pub lr_decay_steps: u64,
+    /// A timed invocation (`time_limit_minutes` > 0) trains its last `lr_final_fraction` of
+    /// the time with the learning rate multiplied by `lr_final_factor` (0: no final phase).
+    /// Unlike `lr_decay_steps` it does not depend on how many steps the machine manages.
+    pub lr_final_fraction: f64,
+    pub lr_final_factor: f64,
     /// Weight of the value loss against the policy loss.
     pub value_loss_weight: f64,
     /// Weight of the moves-left head's Huber loss (networks with `model.moves_left`).
@@ -95,6 +100,8 @@ impl Default for TrainConfig {
             lr_warmup_steps: 100,
             lr_decay: 1.0,
             lr_decay_steps: 0,
+            lr_final_fraction: 0.0,
+            lr_final_factor: 1.0,
             value_loss_weight: 1.0,
             moves_left_loss_weight: 0.1,
             opponent_policy_loss_weight: 0.15,
@@ -120,6 +127,8 @@ impl TrainConfig {
         check_range("train.momentum", self.momentum, 0.0, 0.999)?;
         check_range("train.weight_decay", self.weight_decay, 0.0, 1.0)?;
         check_range("train.lr_decay", self.lr_decay, 0.0, 1.0)?;
+        check_range("train.lr_final_fraction", self.lr_final_fraction, 0.0, 1.0)?;
+        check_range("train.lr_final_factor", self.lr_final_factor, 0.0, 1.0)?;
         check_range("train.value_loss_weight", self.value_loss_weight, 0.0, 100.0)?;
         check_range("train.moves_left_loss_weight", self.moves_left_loss_weight, 0.0, 100.0)?;
         check_range("train.opponent_policy_loss_weight", self.opponent_policy_loss_weight, 0.0, 100.0)?;
@@ -150,6 +159,20 @@ impl TrainConfig {
         let decays = if self.lr_decay_steps > 0 { (step / self.lr_decay_steps) as i32 } else { 0 };
         self.lr * warm * self.lr_decay.powi(decays)
     }
+
+    /// The factor on the learning rate after `elapsed_minutes` of a timed invocation: 1 until
+    /// the final phase (the last `lr_final_fraction` of `time_limit_minutes`), then
+    /// `lr_final_factor`. Always 1 without a time limit or a final phase.
+    pub fn lr_time_factor(&self, elapsed_minutes: f64) -> f64 {
+        if self.time_limit_minutes <= 0.0 || self.lr_final_fraction <= 0.0 {
+            return 1.0;
+        }
+        if elapsed_minutes >= self.time_limit_minutes * (1.0 - self.lr_final_fraction) {
+            self.lr_final_factor
+        } else {
+            1.0
+        }
+    }
 }
 
 #[cfg(test)]
@@ -163,6 +186,21 @@ mod tests {
         let w = c.window_size(100_000);
         assert!(w > 1000 && w < 100_000, "{w}");
         assert!(c.window_size(200_000) > w);
+    }
+
+    #[test]
+    fn final_phase_by_time() {
+        let c = TrainConfig { time_limit_minutes: 60.0, lr_final_fraction: 0.25, lr_final_factor: 0.2, ..TrainConfig::default() };
+        assert_eq!(c.lr_time_factor(0.0), 1.0);
+        assert_eq!(c.lr_time_factor(44.9), 1.0);
+        assert_eq!(c.lr_time_factor(45.0), 0.2);
+        assert_eq!(c.lr_time_factor(59.0), 0.2);
+        // No time limit, or no final phase: never scaled.
+        assert_eq!(TrainConfig { time_limit_minutes: 0.0, ..c.clone() }.lr_time_factor(1e6), 1.0);
+        assert_eq!(TrainConfig { lr_final_fraction: 0.0, ..c.clone() }.lr_time_factor(59.0), 1.0);
+        // Out-of-range settings are refused by name.
+        let bad = TrainConfig { lr_final_factor: 2.0, ..c.clone() };
+        assert!(bad.validate().unwrap_err().to_string().contains("train.lr_final_factor"));
     }
 
     #[test]

@@ -55,12 +55,14 @@ pub struct Trainer {
     pub model: ModelConfig,
     pub config: TrainConfig,
     pub step: u64,
+    /// Multiplies the scheduled learning rate (the pipeline's time-based final phase).
+    pub lr_factor: f64,
 }
 
 impl Trainer {
     /// `net` must live on `device`, an autodiff device.
     pub fn new(net: Net, optim: ModuleOptimizer, device: Device, model: &ModelConfig, config: &TrainConfig, step: u64) -> Trainer {
-        Trainer { net: Some(net), optim, device, model: model.clone(), config: config.clone(), step }
+        Trainer { net: Some(net), optim, device, model: model.clone(), config: config.clone(), step, lr_factor: 1.0 }
     }
 
     pub fn net(&self) -> &Net {
@@ -119,7 +121,7 @@ impl Trainer {
             moves_left_loss: moves_left_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
             opponent_policy_loss: opponent_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
             short_value_loss: short_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
-            lr: self.config.lr_at(self.step),
+            lr: self.config.lr_at(self.step) * self.lr_factor,
         };
         let mut loss = policy_loss + value_loss * self.config.value_loss_weight;
         if let Some(l) = moves_left_loss {
