@@ -215,13 +215,16 @@ fn kills_at_random_moments_lose_nothing() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The learning rates in a run's training events.
+/// The learning rates in a run's training events; every line must read as a typed event.
 fn logged_learning_rates(dir: &Path) -> Vec<f64> {
-    let text = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
-    text.lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["kind"] == "train")
-        .map(|v| v["lr"].as_f64().unwrap())
+    let (events, problems) = RunDir::new(dir).read_events();
+    assert!(problems.is_empty(), "unreadable metrics lines: {problems:?}");
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            junglezero::store::events::Event::Train(t) => Some(t.lr),
+            _ => None,
+        })
         .collect()
 }
 
