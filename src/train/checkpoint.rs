@@ -77,7 +77,7 @@ pub enum CheckpointError {
 pub fn save(path: &Path, trainer: &Trainer, meta: &CheckpointMeta) -> Result<(), StoreError> {
     let fail = |m: String| StoreError::new("cannot serialise checkpoint", path, std::io::Error::other(m));
     let header = toml::to_string(meta).map_err(|e| fail(e.to_string()))?;
-    let weights = trainer.net().clone().into_record().into_bytes().map_err(|e| fail(e.to_string()))?;
+    let weights = trainer.synced_net().clone().into_record().into_bytes().map_err(|e| fail(e.to_string()))?;
     let optim = trainer.optim.into_bytes().map_err(|e| fail(e.to_string()))?;
     let mut out = framed::begin(&CHECKPOINT_FORMAT, weights.len() + optim.len() + header.len() + 32);
     out.put_bytes32(header.as_bytes());

@@ -74,6 +74,14 @@ impl Trainer {
         self.net().valid()
     }
 
+    /// The network to save. burn keeps a step's batch-norm running-statistics update pending
+    /// until the statistics are read through `valid()`; this folds it in first, so that a
+    /// checkpoint holds the same statistics as the candidate written from it.
+    pub fn synced_net(&self) -> &Net {
+        drop(self.net().valid());
+        self.net()
+    }
+
     /// One optimiser step on `batch`.
     pub fn step(&mut self, batch: &Batch) -> StepStats {
         let n = batch.len();
