@@ -291,8 +291,33 @@ impl<G: RunGame> Pipeline<G> {
         let g = self.meta.iteration;
         let path = self.run.candidate_path(g);
         let m = model_meta::<G>(&self.config, &format!("gen-{g:04}"), g, self.meta.step, self.meta.games_seen);
-        modelfile::save(&path, &self.trainer.inference_net(), &m)?;
+        modelfile::save(&path, &self.candidate_net(g)?, &m)?;
         Ok(path)
+    }
+
+    /// Generation `g`'s network: the trained weights, or with `train.average_decay` their
+    /// moving average, blended with generation `g - 1`'s file (itself the average before it).
+    /// Generation 1 and a run whose previous file is missing or of another architecture start
+    /// the average afresh. Rewriting a lost candidate gives the same network again.
+    fn candidate_net(&self, g: u64) -> Result<crate::nn::model::Net> {
+        let trained = self.trainer.inference_net();
+        let decay = self.config.train.average_decay;
+        if decay <= 0.0 || g < 2 {
+            return Ok(trained);
+        }
+        let Some(prev) = self.run.generation_file(g - 1) else {
+            tracing::warn!("generation {} is missing; the weight average starts again at generation {g}", g - 1);
+            return Ok(trained);
+        };
+        let device = parse_device(&self.config.hardware.device)?;
+        let (prev_net, _) = modelfile::load(&prev, &device, G::SHAPE)?;
+        match crate::nn::average::blend(trained, &prev_net, decay) {
+            Ok(net) => Ok(net),
+            Err(e) => {
+                tracing::warn!("{}: {e}; the weight average starts again at generation {g}", prev.display());
+                Ok(self.trainer.inference_net())
+            }
+        }
     }
 
     /// New games waiting to be trained on.

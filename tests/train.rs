@@ -252,6 +252,38 @@ fn a_timed_run_s_final_phase_lowers_the_learning_rate() {
 }
 
 #[test]
+fn averaged_candidates_blend_the_trained_weights_with_the_previous_generation() {
+    // With train.average_decay = 0.5, generation 3's network is half generation 2's file and
+    // half the weights the trainer holds after its third training stage.
+    let dir = tmp("average");
+    let d = dir.to_str().unwrap();
+    let o = junglezero(&[
+        "train", "--config", &smoke_config(), "--run", d,
+        "--set", "train.iterations=3", "--set", "gate.enabled=false", "--set", "train.average_decay=0.5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = RunDir::new(&dir);
+    let config = Config::load(Some(&run.config_path()), &[]).unwrap();
+    let shape = junglezero::jungle::encode::SHAPE;
+    let infer = junglezero::nn::device::parse_device("flex").unwrap();
+    let (trainer, meta) = checkpoint::load(&run.checkpoint_path(), &infer.clone().autodiff(), &config.train, &config.model, shape).unwrap();
+    assert_eq!(meta.iteration, 3);
+    let flat = |g: u64| {
+        let (net, _) = junglezero::nn::modelfile::load(&run.model_path(g), &infer, shape).unwrap();
+        junglezero::nn::average::flat_values(&net)
+    };
+    let (g2, g3) = (flat(2), flat(3));
+    let trained = junglezero::nn::average::flat_values(&trainer.inference_net());
+    assert_eq!((g2.len(), g3.len()), (trained.len(), trained.len()));
+    assert!(g3.iter().zip(&trained).any(|(a, b)| (a - b).abs() > 1e-4), "generation 3 is the trained weights unaveraged");
+    for ((&p, &t), &got) in g2.iter().zip(&trained).zip(&g3) {
+        let want = 0.5 * p + 0.5 * t;
+        assert!((got - want).abs() <= 1e-5 * (1.0 + want.abs()), "{got} against {want}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_second_trainer_on_the_same_run_is_refused() {
     let dir = tmp("busy");
     let d = dir.to_str().unwrap();

@@ -214,7 +214,12 @@ impl RunDir {
 
     /// Whether generation `g` was produced (waiting, promoted or rejected).
     pub fn generation_exists(&self, g: u64) -> bool {
-        self.model_path(g).exists() || self.candidate_path(g).exists() || self.rejected_path(g).exists()
+        self.generation_file(g).is_some()
+    }
+
+    /// Generation `g`'s network wherever the gate left it: promoted, waiting or rejected.
+    pub fn generation_file(&self, g: u64) -> Option<PathBuf> {
+        [self.model_path(g), self.candidate_path(g), self.rejected_path(g)].into_iter().find(|p| p.exists())
     }
 
     /// Self-play shards, sorted by name (model generation, then time).

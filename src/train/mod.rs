@@ -62,6 +62,11 @@ pub struct TrainConfig {
     /// Unlike `lr_decay_steps` it does not depend on how many steps the machine manages.
     pub lr_final_fraction: f64,
     pub lr_final_factor: f64,
+    /// Each generation's candidate is an exponential moving average of the trained weights
+    /// over generations: this times the previous generation's network plus the rest times the
+    /// weights just trained (KataGo's averaged snapshots; 0: the trained weights alone).
+    /// Training always continues from the trained weights.
+    pub average_decay: f64,
     /// Weight of the value loss against the policy loss.
     pub value_loss_weight: f64,
     /// Weight of the moves-left head's Huber loss (networks with `model.moves_left`).
@@ -102,6 +107,7 @@ impl Default for TrainConfig {
             lr_decay_steps: 0,
             lr_final_fraction: 0.0,
             lr_final_factor: 1.0,
+            average_decay: 0.0,
             value_loss_weight: 1.0,
             moves_left_loss_weight: 0.1,
             opponent_policy_loss_weight: 0.15,
@@ -129,6 +135,7 @@ impl TrainConfig {
         check_range("train.lr_decay", self.lr_decay, 0.0, 1.0)?;
         check_range("train.lr_final_fraction", self.lr_final_fraction, 0.0, 1.0)?;
         check_range("train.lr_final_factor", self.lr_final_factor, 0.0, 1.0)?;
+        check_range("train.average_decay", self.average_decay, 0.0, 0.999)?;
         check_range("train.value_loss_weight", self.value_loss_weight, 0.0, 100.0)?;
         check_range("train.moves_left_loss_weight", self.moves_left_loss_weight, 0.0, 100.0)?;
         check_range("train.opponent_policy_loss_weight", self.opponent_policy_loss_weight, 0.0, 100.0)?;
