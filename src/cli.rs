@@ -33,6 +33,8 @@ pub enum Command {
     Arena(ArenaArgs),
     /// Export a network: FILE.safetensors, FILE.json and FILE.samples.npz.
     Export(ExportArgs),
+    /// Average networks of one run weight by weight (a mean, or an EMA with --decay).
+    Average(AverageArgs),
     /// Write a training report (Markdown with PNG and SVG plots) into the run's report/.
     Report(ReportArgs),
     /// Write a run's training positions as NumPy arrays (.npz) with a JSON sidecar.
@@ -425,6 +427,27 @@ pub struct DumpArgs {
     /// The .npz file to write; its sidecar is the same name with .json.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct AverageArgs {
+    /// The model files (.jzm), oldest first.
+    #[arg(required = true, value_name = "MODEL")]
+    pub models: Vec<PathBuf>,
+    /// Output model file.
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+    /// An exponential moving average from the oldest to the newest: each next network enters
+    /// with weight 1 - decay (default: the plain mean).
+    #[arg(long, value_parser = parse_decay)]
+    pub decay: Option<f64>,
+}
+
+fn parse_decay(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(d) if (0.0..1.0).contains(&d) => Ok(d),
+        _ => Err(format!("'{s}' is not a number in [0, 1)")),
+    }
 }
 
 #[derive(Args, Debug)]

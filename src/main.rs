@@ -50,6 +50,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Play(args) => cmd::play::run(args),
         Command::Arena(args) => cmd::arena::run(args),
         Command::Export(args) => cmd::export::run(args),
+        Command::Average(args) => cmd::average::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Dump(args) => cmd::train::dump(args),

@@ -297,8 +297,9 @@ impl<G: RunGame> Pipeline<G> {
 
     /// Generation `g`'s network: the trained weights, or with `train.average_decay` their
     /// moving average, blended with generation `g - 1`'s file (itself the average before it).
-    /// Generation 1 and a run whose previous file is missing or of another architecture start
-    /// the average afresh. Rewriting a lost candidate gives the same network again.
+    /// Generation 1, and a run whose previous file is missing, unreadable or of another
+    /// architecture, start the average afresh. Rewriting a lost candidate gives the same
+    /// network again.
     fn candidate_net(&self, g: u64) -> Result<crate::nn::model::Net> {
         let trained = self.trainer.inference_net();
         let decay = self.config.train.average_decay;
@@ -310,13 +311,16 @@ impl<G: RunGame> Pipeline<G> {
             return Ok(trained);
         };
         let device = parse_device(&self.config.hardware.device)?;
-        let (prev_net, _) = modelfile::load(&prev, &device, G::SHAPE)?;
-        match crate::nn::average::blend(trained, &prev_net, decay) {
-            Ok(net) => Ok(net),
-            Err(e) => {
-                tracing::warn!("{}: {e}; the weight average starts again at generation {g}", prev.display());
-                Ok(self.trainer.inference_net())
-            }
+        let restart = |e: &dyn std::fmt::Display| {
+            tracing::warn!("{e}; the weight average starts again at generation {g}");
+            Ok(self.trainer.inference_net())
+        };
+        match modelfile::load(&prev, &device, G::SHAPE) {
+            Ok((prev_net, _)) => match crate::nn::average::blend(trained, &prev_net, decay) {
+                Ok(net) => Ok(net),
+                Err(e) => restart(&format!("{}: {e}", prev.display())),
+            },
+            Err(e) => restart(&e),
         }
     }
 

@@ -226,3 +226,53 @@ fn one_network_code_serves_the_flip_game_and_its_model_files_name_the_game() {
     assert!(e.contains("this flip model has 29 input planes"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_average_command_blends_model_files_and_refuses_mismatched_ones() {
+    use junglezero::nn::average::flat_values;
+    let dir = std::env::temp_dir().join(format!("jz-average-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let device = parse_device("flex").unwrap();
+    let rules = Rules::default().to_string();
+    let mut paths = Vec::new();
+    let mut values = Vec::new();
+    for i in 0..3u64 {
+        device.seed(100 + i);
+        let net = small().init(SHAPE, &device);
+        values.push(flat_values(&net));
+        let p = dir.join(format!("gen-{i}.jzm"));
+        modelfile::save(&p, &net, &fresh_meta(&small(), SHAPE, &rules, &format!("gen-{i}"))).unwrap();
+        paths.push(p.display().to_string());
+    }
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_junglezero")).arg("average").args(extra).output().unwrap()
+    };
+    let out = dir.join("avg.jzm").display().to_string();
+    let read = |p: &str| flat_values(&modelfile::load(std::path::Path::new(p), &device, SHAPE).unwrap().0);
+    let close = |got: &[f32], want: &dyn Fn(usize) -> f32| {
+        assert_eq!(got.len(), values[0].len());
+        for (i, g) in got.iter().enumerate() {
+            let w = want(i);
+            assert!((g - w).abs() <= 1e-5 * (1.0 + w.abs()), "value {i}: {g} against {w}");
+        }
+    };
+    // The plain mean of three.
+    let o = run(&[&paths[0], &paths[1], &paths[2], "--out", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    close(&read(&out), &|i| (values[0][i] + values[1][i] + values[2][i]) / 3.0);
+    // An EMA with decay 0.75: (0.75 a + 0.25 b) x 0.75 + 0.25 c.
+    let o = run(&[&paths[0], &paths[1], &paths[2], "--out", &out, "--decay", "0.75"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    close(&read(&out), &|i| 0.75 * (0.75 * values[0][i] + 0.25 * values[1][i]) + 0.25 * values[2][i]);
+    // A different architecture, and a decay out of range, are refused in one line.
+    let other = dir.join("wide.jzm");
+    let wide = ModelConfig { channels: 16, ..small() };
+    modelfile::save(&other, &wide.init(SHAPE, &device), &fresh_meta(&wide, SHAPE, &rules, "wide")).unwrap();
+    let o = run(&[&paths[0], other.to_str().unwrap(), "--out", &out]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("wide.jzm") && err.contains("cannot be averaged"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let o = run(&[&paths[0], "--out", &out, "--decay", "1.5"]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("1.5"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

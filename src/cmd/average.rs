@@ -1,0 +1,49 @@
+//! `junglezero average`: one network from several of the same run, weight by weight (a
+//! uniform mean, or an exponential moving average from the oldest to the newest).
+
+use junglezero::nn::{average, device::parse_device, modelfile};
+
+use crate::cli::AverageArgs;
+
+pub fn run(args: AverageArgs) -> anyhow::Result<()> {
+    let device = parse_device("flex")?;
+    let mut nets = Vec::with_capacity(args.models.len());
+    for path in &args.models {
+        nets.push((path, modelfile::load_any(path, &device)?));
+    }
+    let Some(((first_path, (_, first)), rest)) = nets.split_first() else {
+        anyhow::bail!("name at least one model file");
+    };
+    for (path, (_, meta)) in rest {
+        if meta.game != first.game || meta.model != first.model || meta.rules != first.rules {
+            anyhow::bail!(
+                "{}: a {} {} network under rules '{}' cannot be averaged with {} ({} {}, '{}')",
+                path.display(),
+                meta.game,
+                meta.model.describe(),
+                meta.rules,
+                first_path.display(),
+                first.game,
+                first.model.describe(),
+                first.rules
+            );
+        }
+    }
+    let mut iter = nets.into_iter();
+    let (_, (mut avg, mut meta)) = iter.next().expect("one model at least, checked above");
+    for (k, (path, (net, m))) in iter.enumerate() {
+        // The k+2-th network: weight 1/(k+2) keeps a uniform mean; 1 - decay an EMA.
+        let weight_new = match args.decay {
+            Some(d) => 1.0 - d,
+            None => 1.0 / (k as f64 + 2.0),
+        };
+        avg = average::blend(avg, &net, weight_new).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        meta = m;
+    }
+    let how = args.decay.map_or_else(|| "mean".to_string(), |d| format!("ema{d}"));
+    meta.id = format!("{}-{how}-of-{}", meta.id, args.models.len());
+    meta.created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    modelfile::save(&args.out, &avg, &meta)?;
+    println!("wrote {} ({}: {} networks, {})", args.out.display(), meta.id, args.models.len(), meta.model.describe());
+    Ok(())
+}
