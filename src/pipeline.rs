@@ -306,22 +306,17 @@ impl<G: RunGame> Pipeline<G> {
         if decay <= 0.0 || g < 2 {
             return Ok(trained);
         }
-        let Some(prev) = self.run.generation_file(g - 1) else {
-            tracing::warn!("generation {} is missing; the weight average starts again at generation {g}", g - 1);
-            return Ok(trained);
-        };
         let device = parse_device(&self.config.hardware.device)?;
-        let restart = |e: &dyn std::fmt::Display| {
-            tracing::warn!("{e}; the weight average starts again at generation {g}");
-            Ok(self.trainer.inference_net())
+        let averaged = match self.run.generation_file(g - 1) {
+            None => Err(format!("generation {} is missing", g - 1)),
+            Some(prev) => modelfile::load(&prev, &device, G::SHAPE).map_err(|e| e.to_string()).and_then(|(prev_net, _)| {
+                crate::nn::average::blend(&trained, &prev_net, decay).map_err(|e| format!("{}: {e}", prev.display()))
+            }),
         };
-        match modelfile::load(&prev, &device, G::SHAPE) {
-            Ok((prev_net, _)) => match crate::nn::average::blend(trained, &prev_net, decay) {
-                Ok(net) => Ok(net),
-                Err(e) => restart(&format!("{}: {e}", prev.display())),
-            },
-            Err(e) => restart(&e),
-        }
+        Ok(averaged.unwrap_or_else(|e| {
+            tracing::warn!("{e}; the weight average starts again at generation {g}");
+            trained
+        }))
     }
 
     /// New games waiting to be trained on.

@@ -2,6 +2,7 @@
 //! uniform mean, or an exponential moving average from the oldest to the newest).
 
 use junglezero::nn::{average, device::parse_device, modelfile};
+use junglezero::store::events::now;
 
 use crate::cli::AverageArgs;
 
@@ -37,12 +38,12 @@ pub fn run(args: AverageArgs) -> anyhow::Result<()> {
             Some(d) => 1.0 - d,
             None => 1.0 / (k as f64 + 2.0),
         };
-        avg = average::blend(avg, &net, weight_new).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        avg = average::blend(&avg, &net, weight_new).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         meta = m;
     }
     let how = args.decay.map_or_else(|| "mean".to_string(), |d| format!("ema{d}"));
     meta.id = format!("{}-{how}-of-{}", meta.id, args.models.len());
-    meta.created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    meta.created = now();
     modelfile::save(&args.out, &avg, &meta)?;
     println!("wrote {} ({}: {} networks, {})", args.out.display(), meta.id, args.models.len(), meta.model.describe());
     Ok(())

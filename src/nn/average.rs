@@ -59,14 +59,14 @@ pub fn flat_values(net: &Net) -> Vec<f32> {
     c.0.into_iter().flat_map(|t| t.into_data().try_into_vec::<f32>().expect("network tensors are f32")).collect()
 }
 
-/// `net * (1 - weight_other) + other * weight_other`, tensor by tensor. Both networks must
-/// share the architecture and live on the same device.
-pub fn blend(net: Net, other: &Net, weight_other: f64) -> Result<Net, ArchitectureMismatch> {
+/// `net * (1 - weight_other) + other * weight_other`, tensor by tensor, as a new network. Both
+/// networks must share the architecture and live on the same device.
+pub fn blend(net: &Net, other: &Net, weight_other: f64) -> Result<Net, ArchitectureMismatch> {
     let mut c = Collect(Vec::new());
     other.visit(&mut c);
     let count = c.0.len();
     let mut b = Blend { others: c.0.into_iter(), weight_other, mismatch: None };
-    let out = net.map(&mut b);
+    let out = net.clone().map(&mut b);
     if let Some(m) = b.mismatch {
         return Err(ArchitectureMismatch(m));
     }
@@ -96,20 +96,20 @@ mod tests {
         let (va, vb) = (flat_values(&a), flat_values(&b));
         assert_eq!(va.len(), vb.len());
         assert!(va.iter().zip(&vb).filter(|(x, y)| x != y).count() > va.len() / 2, "the two seeds gave the same weights");
-        let mixed = flat_values(&blend(a.clone(), &b, 0.25).unwrap());
+        let mixed = flat_values(&blend(&a, &b, 0.25).unwrap());
         assert_eq!(mixed.len(), va.len());
         for ((x, y), m) in va.iter().zip(&vb).zip(&mixed) {
             let want = 0.75 * x + 0.25 * y;
             assert!((m - want).abs() <= 1e-5 * (1.0 + want.abs()), "{m} against {want}");
         }
         // Weight 0 keeps the first network exactly.
-        let same = flat_values(&blend(a, &b, 0.0).unwrap());
+        let same = flat_values(&blend(&a, &b, 0.0).unwrap());
         assert!(same == va, "weight 0 changed the network");
     }
 
     #[test]
     fn networks_of_different_sizes_are_refused() {
-        let e = blend(small(8, 1), &small(16, 2), 0.5).unwrap_err();
+        let e = blend(&small(8, 1), &small(16, 2), 0.5).unwrap_err();
         assert!(e.to_string().contains("different architectures"), "{e}");
     }
 }
