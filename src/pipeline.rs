@@ -11,7 +11,7 @@
 //!   missing on start it is rewritten from the checkpoint;
 //! - candidates are gated by renaming them into `models/` or `rejected/`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -151,6 +151,8 @@ pub struct Pipeline<G: RunGame> {
     /// Self-play games and samples read since the last training stage.
     pending_games: u64,
     pending_samples: u64,
+    /// Of `pending_samples`, those from the teacher's games.
+    pending_teacher_samples: u64,
 }
 
 impl<G: RunGame> Pipeline<G> {
@@ -222,7 +224,7 @@ impl<G: RunGame> Pipeline<G> {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(meta.rng_seed);
         rng.set_word_pos(meta.rng_word_pos.parse::<u128>().unwrap_or(0));
-        let mut p = Pipeline { run, config, trainer, meta, window: ReplayWindow::new(), rng, pending_games: 0, pending_samples: 0 };
+        let mut p = Pipeline { run, config, trainer, meta, window: ReplayWindow::new(), rng, pending_games: 0, pending_samples: 0, pending_teacher_samples: 0 };
         p.trainer.config = p.config.train.clone();
         if p.run.best().is_none() && p.meta.iteration == 0 {
             // Generation 0 is the trainer's starting point (written after the checkpoint, so a
@@ -265,6 +267,9 @@ impl<G: RunGame> Pipeline<G> {
                     }
                     self.pending_games += s.games as u64;
                     self.pending_samples += s.samples.len() as u64;
+                    if is_teacher_shard(&path) {
+                        self.pending_teacher_samples += s.samples.len() as u64;
+                    }
                     self.meta.games_seen += s.games as u64;
                     self.meta.samples_seen += s.samples.len() as u64;
                     added += s.games as u64;
@@ -349,10 +354,9 @@ impl<G: RunGame> Pipeline<G> {
 
     /// Teacher games in the window (written before the first generation).
     pub fn teacher_games(&self) -> u64 {
-        let prefix = format!("{}-", teacher::SHARD_PREFIX);
         self.window
             .shards()
-            .filter(|s| s.path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix)))
+            .filter(|s| is_teacher_shard(&s.path))
             .map(|s| s.games as u64)
             .sum()
     }
@@ -440,7 +444,8 @@ impl<G: RunGame> Pipeline<G> {
         let window_size = c.window_size(self.meta.samples_seen as usize);
         // Never drop data not trained on yet (a large first batch of teacher games).
         self.window.trim(window_size.max(self.pending_samples as usize));
-        let steps = ((c.samples_per_new_sample * self.pending_samples as f64) / c.batch_size as f64).ceil().max(1.0) as u64;
+        let teacher_samples = self.pending_teacher_samples.min(self.pending_samples);
+        let steps = c.steps_for(self.pending_samples - teacher_samples, teacher_samples);
         let start = Instant::now();
         let mut sum = crate::train::trainer::StepStats::default();
         let mut since_log = 0u64;
@@ -507,6 +512,7 @@ impl<G: RunGame> Pipeline<G> {
         self.meta.config = self.config.to_toml();
         self.pending_games = 0;
         self.pending_samples = 0;
+        self.pending_teacher_samples = 0;
         checkpoint::save(&self.run.checkpoint_path(), &self.trainer, &self.meta)?;
         let cand = self.write_candidate()?;
         tracing::info!(
@@ -573,6 +579,12 @@ impl<G: RunGame> Pipeline<G> {
             self.learn(progress, stop)?;
         }
     }
+}
+
+/// Whether a shard file holds the alpha-beta teacher's games (by its name).
+fn is_teacher_shard(path: &Path) -> bool {
+    let prefix = format!("{}-", teacher::SHARD_PREFIX);
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix))
 }
 
 fn model_meta<G: RunGame>(config: &Config, id: &str, generation: u64, steps: u64, games: u64) -> ModelMeta {

@@ -252,6 +252,46 @@ fn a_timed_run_s_final_phase_lowers_the_learning_rate() {
 }
 
 #[test]
+fn teacher_and_self_play_samples_are_trained_at_their_own_rates() {
+    // Generation 1 trains on the teacher's games alone, each sample drawn 8 times on average;
+    // generation 2 on the self-play games alone, each drawn twice.
+    let dir = tmp("samples-per-sample");
+    let d = dir.to_str().unwrap();
+    let o = junglezero(&[
+        "train", "--config", &smoke_config(), "--run", d,
+        "--set", "train.iterations=2", "--set", "gate.enabled=false", "--set", "train.log_every_steps=1",
+        "--set", "train.samples_per_new_sample=2", "--set", "train.samples_per_teacher_sample=8",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = RunDir::new(&dir);
+    let config = Config::load(Some(&run.config_path()), &[]).unwrap();
+    let rules = config.rules;
+    let (mut teacher, mut selfplay) = (0u64, 0u64);
+    for p in run.shards() {
+        let (s, _) = junglezero::train::replay::load_shard::<junglezero::jungle::JungleGame>(&p, &rules).unwrap();
+        let n = s.samples.len() as u64;
+        if p.file_name().unwrap().to_str().unwrap().starts_with("teacher-") { teacher += n } else { selfplay += n }
+    }
+    assert!(teacher > 0 && selfplay > 0, "teacher {teacher}, self-play {selfplay}");
+    let (events, problems) = run.read_events();
+    assert!(problems.is_empty(), "{problems:?}");
+    let last_step = |iteration: u64| {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                junglezero::store::events::Event::Train(t) if t.iteration == iteration => Some(t.step),
+                _ => None,
+            })
+            .max()
+            .unwrap()
+    };
+    let (s1, s2) = (last_step(1), last_step(2));
+    assert_eq!(s1, (8 * teacher).div_ceil(64), "teacher {teacher} samples");
+    assert_eq!(s2 - s1, (2 * selfplay).div_ceil(64), "self-play {selfplay} samples");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn averaged_candidates_blend_the_trained_weights_with_the_previous_generation() {
     // With train.average_decay = 0.5, generation 3's network is half generation 2's file and
     // half the weights the trainer holds after its third training stage.

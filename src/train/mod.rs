@@ -38,6 +38,9 @@ pub struct TrainConfig {
     /// Training samples drawn per new self-play sample: the number of steps per generation is
     /// this times the new samples divided by the batch size.
     pub samples_per_new_sample: f64,
+    /// The same for the alpha-beta teacher's games (trained on before generation 1), so the
+    /// first network's training and the self-play generations' can be sized apart.
+    pub samples_per_teacher_sample: f64,
     /// The replay window holds at least this many samples...
     pub window_min: usize,
     /// ...and grows with the total N as `window_min * (1 + scale * ((N / window_min)^exponent
@@ -95,6 +98,7 @@ impl Default for TrainConfig {
             games_per_iteration: 64,
             batch_size: 256,
             samples_per_new_sample: 4.0,
+            samples_per_teacher_sample: 4.0,
             window_min: 20_000,
             window_exponent: 0.75,
             window_scale: 0.4,
@@ -121,11 +125,20 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
+    /// Training steps for a generation whose new data is `selfplay` self-play samples and
+    /// `teacher` teacher samples: each drawn `samples_per_new_sample` or
+    /// `samples_per_teacher_sample` times on average. At least one step.
+    pub fn steps_for(&self, selfplay: u64, teacher: u64) -> u64 {
+        let draws = self.samples_per_new_sample * selfplay as f64 + self.samples_per_teacher_sample * teacher as f64;
+        (draws / self.batch_size as f64).ceil().max(1.0) as u64
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_range("train.time_limit_minutes", self.time_limit_minutes, 0.0, 1e7)?;
         check_range("train.games_per_iteration", self.games_per_iteration, 1, 10_000_000)?;
         check_range("train.batch_size", self.batch_size, 1, 65_536)?;
         check_range("train.samples_per_new_sample", self.samples_per_new_sample, 0.0, 1000.0)?;
+        check_range("train.samples_per_teacher_sample", self.samples_per_teacher_sample, 0.0, 1000.0)?;
         check_range("train.window_min", self.window_min, 1, 100_000_000)?;
         check_range("train.window_exponent", self.window_exponent, 0.01, 1.0)?;
         check_range("train.window_scale", self.window_scale, 0.0, 10.0)?;
@@ -193,6 +206,20 @@ mod tests {
         let w = c.window_size(100_000);
         assert!(w > 1000 && w < 100_000, "{w}");
         assert!(c.window_size(200_000) > w);
+    }
+
+    #[test]
+    fn steps_count_teacher_and_self_play_samples_apart() {
+        let c = TrainConfig { batch_size: 100, samples_per_new_sample: 2.0, samples_per_teacher_sample: 8.0, ..TrainConfig::default() };
+        assert_eq!(c.steps_for(1000, 0), 20);
+        assert_eq!(c.steps_for(0, 1000), 80);
+        assert_eq!(c.steps_for(500, 250), 30);
+        // Rounded up, and never zero.
+        assert_eq!(c.steps_for(1, 0), 1);
+        assert_eq!(c.steps_for(0, 0), 1);
+        assert_eq!(TrainConfig { samples_per_teacher_sample: 0.0, ..c.clone() }.steps_for(0, 1000), 1);
+        let bad = TrainConfig { samples_per_teacher_sample: -1.0, ..c };
+        assert!(bad.validate().unwrap_err().to_string().contains("train.samples_per_teacher_sample"));
     }
 
     #[test]
