@@ -131,13 +131,14 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     assert!(first.moves_left_loss > 0.0, "the moves-left head is trained");
     assert!(first.opponent_policy_loss > 0.0, "the opponent-policy head is trained");
     assert!(first.short_value_loss > 0.0, "the short-term value head is trained");
-    // Enough steps on the one batch for every head to fit it better than at the start.
-    let mut last = first;
-    for _ in 0..40 {
-        last = trainer.step(&b);
-    }
-    assert!(last.opponent_policy_loss < first.opponent_policy_loss, "{} then {}", first.opponent_policy_loss, last.opponent_policy_loss);
-    assert!(last.short_value_loss < first.short_value_loss, "{} then {}", first.short_value_loss, last.short_value_loss);
+    // Enough steps on the one batch for every head to fit it better than at the start. Single
+    // steps spike (16 samples through batch norm at lr 0.05, and the CPU backend's sums change
+    // with the threads free), so the last ten steps' mean is compared.
+    let tail: Vec<_> = (0..40).map(|_| trainer.step(&b)).skip(30).collect();
+    let opponent = tail.iter().map(|s| s.opponent_policy_loss).sum::<f32>() / tail.len() as f32;
+    let short = tail.iter().map(|s| s.short_value_loss).sum::<f32>() / tail.len() as f32;
+    assert!(opponent < first.opponent_policy_loss, "{} then {opponent} (mean of the last ten steps)", first.opponent_policy_loss);
+    assert!(short < first.short_value_loss, "{} then {short} (mean of the last ten steps)", first.short_value_loss);
     let net = trainer.inference_net();
     let burn = NetEvaluator::new(net.clone(), device.clone(), "burn", &model);
     let fused = NetEvaluator::new(net, device, "fused", &model).with_fused_cpu();
