@@ -95,10 +95,14 @@ def test_a_whole_game_against_alphabeta_depth_1(server, browser):
         square(browser, mv[:2]).click()
         target = square(browser, mv[2:])
         assert "target" in target.get_attribute("class"), f"{mv[2:]} is not shown as a destination of {mv[:2]}"
+        before = browser.find_element(By.ID, "moves-text").get_attribute("value")
         target.click()
         plies += 1
-        # The move is on the page (in the move list) before the engine's turn starts.
-        WebDriverWait(browser, 30).until(lambda d: mv in d.find_element(By.ID, "moves-text").get_attribute("value"))
+        # The move is on the page (the move list grew and ends with it, or with it and the
+        # engine's reply) before the next turn is read. Only "mv in the list" passed at once
+        # when the same move had been played before, and the next turn then read the position
+        # the move was played from.
+        WebDriverWait(browser, 30).until(lambda d: (text := d.find_element(By.ID, "moves-text").get_attribute("value")) != before and mv in text.split()[-2:])
     assert result.is_displayed(), "the game did not end in time"
     assert result.get_attribute("data-reason") in {"den", "annihilation", "no-moves", "repetition", "no-capture-limit", "move-cap"}
     assert result.text.strip(), "the result banner names no result"
