@@ -51,9 +51,10 @@ step nn 100 "$bin" bench nn "${set_dev[@]}" --max-batch 4096 --seconds 0.5
 step selfplay 85 "$bin" bench selfplay "${set_dev[@]}" --seconds 45
 step train-bench 130 "$bin" bench train "${set_dev[@]}" --steps 10
 rm -rf "$out/run"
+train_minutes=2
 # Without the ladder: its games search one position at a time, which on the H200 took the whole
 # 3 minutes for generation 0's first three depths.
-step train 125 "$bin" train "${set_dev[@]}" --run "$out/run" --set train.time_limit_minutes=2 --set ladder.every=0
+step train 125 "$bin" train "${set_dev[@]}" --run "$out/run" --set train.time_limit_minutes=$train_minutes --set ladder.every=0
 
 # The summary.
 adapter=$(grep -m1 -o 'device [^ ].*threads' "$out/adapter.txt" | sed 's/ threads$//; s/^device //')
@@ -69,7 +70,7 @@ if [ -f "$metrics" ]; then
     steps=$(grep '"kind":"train"' "$metrics" | tail -1 | grep -o '"step":[0-9]*' | cut -d: -f2)
     elo=$(grep '"kind":"match"' "$metrics" | grep '"source":"ladder"' | tail -1 | cut -c1-160)
 fi
-secs=120
+secs=$((train_minutes * 60))
 echo
 echo "| | |"
 echo "|---|---|"
@@ -77,6 +78,6 @@ echo "| adapter | ${adapter:-unknown} |"
 echo "| bench nn (configs/gpu.toml net), best | ${best_nn:-none} |"
 echo "| bench selfplay | ${selfplay:-none}; ${device_batch:-no server figure} |"
 echo "| bench train | ${train_rate:-none} |"
-echo "| train, 2 minutes | $gens generations gated, ${steps:-0} training steps, ${games:-0} self-play games ($(awk -v g="${games:-0}" -v s="$secs" 'BEGIN { printf "%.2f", g / s }') games/s) |"
+echo "| train, $train_minutes minutes | $gens generations gated, ${steps:-0} training steps, ${games:-0} self-play games ($(awk -v g="${games:-0}" -v s="$secs" 'BEGIN { printf "%.2f", g / s }') games/s) |"
 echo "| last ladder match | ${elo:-none} |"
 log "done"
