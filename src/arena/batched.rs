@@ -62,12 +62,17 @@ impl<G: MatchGame + Encode> Slot<G> {
         usize::from(self.game.mover() != a_seat)
     }
 
-    /// Plays `mv` in the game and both searches.
+    /// Plays `mv` in the game and both searches (keeping their subtrees with
+    /// `mcts.play_tree_reuse`, as the players do).
     fn play(&mut self, mv: G::Move) {
         self.game.play_unchecked(mv);
         self.moves.push(mv);
         for search in &mut self.searches {
-            search.advance(mv);
+            if search.config().play_tree_reuse {
+                search.advance(mv);
+            } else {
+                search.reset(&self.game);
+            }
         }
     }
 

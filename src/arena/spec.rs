@@ -1,7 +1,8 @@
 //! Player specifications for matches:
 //!
 //! - `alphabeta:depth=N` or `alphabeta:movetime=MS` (also `nodes=N`, `hash=MB`, `threads=N`)
-//! - `mcts:model=PATH,sims=N` (also `movetime=MS`, `cpuct=X`)
+//! - `mcts:model=PATH,sims=N` (also `movetime=MS`, `cpuct=X`, and `reuse=false` for a fresh
+//!   tree every move instead of `mcts.play_tree_reuse`)
 //! - `random`
 //! - `external:cmd="PROGRAM ARGS",movetime=MS` (or `depth=N`, `nodes=N`): any program that
 //!   speaks the UCI-style protocol
@@ -32,7 +33,7 @@ use crate::player::{Limits, Player, RandomPlayer};
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     AlphaBeta { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, hash_mb: usize, threads: usize, tc: Option<TimeControl> },
-    Mcts { model: PathBuf, sims: u32, movetime: Option<u64>, c_puct: Option<f32>, tc: Option<TimeControl> },
+    Mcts { model: PathBuf, sims: u32, movetime: Option<u64>, c_puct: Option<f32>, reuse: Option<bool>, tc: Option<TimeControl> },
     Random { tc: Option<TimeControl> },
     External { cmd: String, depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
     Expectiminimax { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
@@ -62,6 +63,8 @@ pub enum SpecError {
     AfterQuote { found: char, options: String },
     #[error("{kind} option {key}: '{value}' is not a number")]
     NotANumber { kind: String, key: String, value: String },
+    #[error("{kind} option {key}: '{value}' is not true or false")]
+    NotAFlag { kind: String, key: String, value: String },
     #[error("unknown {kind} option '{key}' (known: {known})")]
     UnknownOption { kind: String, key: String, known: &'static str },
     #[error("{0} needs depth=N, movetime=MS, nodes=N or tc=MOVES/SECONDS+INC")]
@@ -136,6 +139,15 @@ fn options(s: &str) -> Result<Vec<(String, String)>, SpecError> {
     Ok(out)
 }
 
+/// A yes/no option: true/false, yes/no, on/off or 1/0.
+fn flag(kind: &str, key: &str, v: &str) -> Result<bool, SpecError> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Ok(true),
+        "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err(SpecError::NotAFlag { kind: kind.into(), key: key.into(), value: v.into() }),
+    }
+}
+
 fn num<T: FromStr>(kind: &str, key: &str, v: &str) -> Result<T, SpecError> {
     v.parse().map_err(|_| SpecError::NotANumber { kind: kind.into(), key: key.into(), value: v.into() })
 }
@@ -176,18 +188,19 @@ impl FromStr for PlayerSpec {
                 Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, tc })
             }
             "mcts" => {
-                let (mut model, mut sims, mut movetime, mut c_puct) = (None, None, None, None);
+                let (mut model, mut sims, mut movetime, mut c_puct, mut reuse) = (None, None, None, None, None);
                 for (k, v) in &opts {
                     match k.as_str() {
                         "model" => model = Some(PathBuf::from(v)),
                         "sims" => sims = Some(num(kind, k, v)?),
                         "movetime" => movetime = Some(num(kind, k, v)?),
                         "cpuct" => c_puct = Some(num(kind, k, v)?),
-                        other => return Err(unknown(other, "model, sims, movetime, cpuct, tc")),
+                        "reuse" => reuse = Some(flag(kind, k, v)?),
+                        other => return Err(unknown(other, "model, sims, movetime, cpuct, reuse, tc")),
                     }
                 }
                 let model = model.ok_or(SpecError::NoModel)?;
-                Ok(PlayerSpec::Mcts { model, sims: sims.unwrap_or(400u32).max(1), movetime, c_puct, tc })
+                Ok(PlayerSpec::Mcts { model, sims: sims.unwrap_or(400u32).max(1), movetime, c_puct, reuse, tc })
             }
             "random" => {
                 if let Some((k, _)) = opts.first() {
@@ -249,11 +262,12 @@ impl fmt::Display for PlayerSpec {
                     tc
                 ])
             ),
-            PlayerSpec::Mcts { model, sims, movetime, .. } => {
+            PlayerSpec::Mcts { model, sims, movetime, reuse, .. } => {
                 let name = model.file_stem().map_or_else(|| model.display().to_string(), |s| s.to_string_lossy().into_owned());
                 // On a clock the clock decides the simulations.
                 let sims = opt("sims", Some(sims.to_string()).filter(|_| tc.is_none()));
-                write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), sims, opt("movetime", movetime.map(|d| d.to_string())), tc]))
+                let reuse = opt("reuse", reuse.map(|r| r.to_string()));
+                write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), sims, opt("movetime", movetime.map(|d| d.to_string())), reuse, tc]))
             }
             PlayerSpec::Random { .. } => match tc {
                 Some(tc) => write!(f, "random:{tc}"),
@@ -369,11 +383,14 @@ impl PlayerFactory {
 /// (`net`) and the random player. Other specs are the caller's (they differ by game).
 pub(super) fn any_game_player<G: Encode>(spec: &PlayerSpec, net: Option<&Arc<NetEvaluator>>, mcts: &MctsConfig, seed: u64) -> Result<(Box<dyn Player<G>>, Limits), PlayerError> {
     match spec {
-        PlayerSpec::Mcts { sims, movetime, c_puct, tc, .. } => {
+        PlayerSpec::Mcts { sims, movetime, c_puct, reuse, tc, .. } => {
             let net = net.cloned().ok_or(PlayerError::NoNetwork)?;
             let mut config = mcts.clone();
             if let Some(c) = c_puct {
                 config.c_puct = *c;
+            }
+            if let Some(r) = reuse {
+                config.play_tree_reuse = *r;
             }
             // On a clock, the clock decides how long to search.
             let nodes = if tc.is_some() { None } else { Some(u64::from(*sims)) };
@@ -422,11 +439,15 @@ mod tests {
         assert_eq!(e, PlayerSpec::External { cmd: "junglezero uci --set search.hash_mb=8, x".into(), depth: None, movetime: Some(50), nodes: None, tc: None });
         let m: PlayerSpec = "mcts:model=runs/x/models/gen-0003.jzm,sims=64".parse().unwrap();
         assert_eq!(m.to_string(), "mcts:model=gen-0003,sims=64");
+        let fresh: PlayerSpec = "mcts:model=a.jzm,sims=64,reuse=off".parse().unwrap();
+        assert!(matches!(fresh, PlayerSpec::Mcts { reuse: Some(false), .. }));
+        assert_eq!(fresh.to_string(), "mcts:model=a,sims=64,reuse=false");
         for (bad, want) in [
             ("alphabeta", "needs depth"),
             ("alphabeta:depth=x", "not a number"),
             ("alphabeta:depth=2,speed=3", "unknown alphabeta option 'speed'"),
             ("mcts:sims=3", "model=PATH"),
+            ("mcts:model=a,reuse=maybe", "option reuse: 'maybe' is not true or false"),
             ("chess:depth=3", "unknown player kind"),
             ("external:cmd=\"abc", "unterminated"),
             ("external:movetime=5", "cmd="),

@@ -40,8 +40,8 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     // Two networks with the same budget: batch their leaves across games.
     let outcome: MatchOutcome = match (&args.a, &args.b, fa.network(), fb.network()) {
         (
-            PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, tc: None, .. },
-            PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, tc: None, .. },
+            PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, reuse: None, tc: None, .. },
+            PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, reuse: None, tc: None, .. },
             Some(na),
             Some(nb),
         ) if sa == sb => run_network_match(&**na, &**nb, &config.mcts, *sa, &settings, 16, |_, t, llr| progress(t, llr)),

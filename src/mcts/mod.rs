@@ -74,6 +74,10 @@ pub struct MctsConfig {
     /// recorded policy target takes those forced visits back off every child but the best
     /// one as far as PUCT would not have spent them. k; 0 disables (KataGo's 2 is the default).
     pub forced_playouts: f32,
+    /// Players (arena, ladder, protocol, terminal play) keep the subtree of the position the
+    /// game reached since their last search (the opponent's reply to their move) instead of
+    /// starting each move from an empty tree; a move's simulations come on top of its visits.
+    pub play_tree_reuse: bool,
 }
 
 impl Default for MctsConfig {
@@ -94,6 +98,7 @@ impl Default for MctsConfig {
             moves_left_slope: 0.0027,
             moves_left_max_effect: 0.0345,
             forced_playouts: 2.0,
+            play_tree_reuse: true,
         }
     }
 }

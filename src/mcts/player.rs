@@ -1,7 +1,7 @@
-//! MCTS as a [`Player`] (protocol, terminal play, arena): a fresh search per move, the best
-//! move by visits, no noise, leaves evaluated one at a time.
+//! MCTS as a [`Player`] (protocol, terminal play, arena): a search per move that keeps the
+//! subtree of the position reached since the last one (`mcts.play_tree_reuse`), the best move
+//! by visits, no noise, leaves evaluated one at a time.
 
-use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -12,16 +12,17 @@ use crate::mcts::Evaluator;
 use crate::player::{Limits, Player};
 
 /// MCTS with evaluator `E` playing a game of `G`.
-pub struct MctsPlayer<G, E> {
+pub struct MctsPlayer<G: Encode, E> {
     evaluator: Arc<E>,
     config: MctsConfig,
     /// Simulations per move when the limits give no node count or time.
     default_sims: u32,
     /// The driver's cache and buffers (one evaluator, one search).
     batch: Batch,
+    /// The last move's search, kept for its subtree (`None` before the first move of a game).
+    search: Option<Search<G>>,
     stop: Arc<AtomicBool>,
     name: String,
-    game: PhantomData<fn() -> G>,
 }
 
 impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
@@ -32,10 +33,17 @@ impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
             config: MctsConfig { dirichlet_fraction: 0.0, ..config.clone() },
             default_sims: default_sims.max(1),
             batch: Batch::new::<G>(1, 1, config.cache_entries),
+            search: None,
             stop: Arc::new(AtomicBool::new(false)),
             name,
-            game: PhantomData,
         }
+    }
+}
+
+impl<G: Encode, E> MctsPlayer<G, E> {
+    /// The last move's search (its tree kept for the next move), if this game had one.
+    pub fn last_search(&self) -> Option<&Search<G>> {
+        self.search.as_ref()
     }
 }
 
@@ -57,7 +65,19 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         let sims = limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32);
         // No iterations to finish: aim at the clock's target, not its hard limit.
         let deadline = limits.target_time().map(|t| start + t);
-        let mut search = Search::new(game.clone(), &self.config, game.hash());
+        // Plies from the last search's root to this one: our move and the reply, with a flip
+        // game's revealed pieces between them.
+        const FOLLOW_PLIES: usize = 4;
+        let mut search = match self.search.take() {
+            Some(mut s) => {
+                if !(self.config.play_tree_reuse && s.follow(game, FOLLOW_PLIES)) {
+                    s.reset(game);
+                    s.reseed(game.hash());
+                }
+                s
+            }
+            None => Search::new(game.clone(), &self.config, game.hash()),
+        };
         search.set_budget(if sims == u32::MAX { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;
@@ -76,7 +96,13 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         }
         self.stop.store(false, Ordering::Relaxed);
         info(&info_line(&search, done, start));
-        search.best_move()
+        let best = search.best_move();
+        self.search = Some(search);
+        best
+    }
+
+    fn new_game(&mut self) {
+        self.search = None;
     }
 
     fn stop_handle(&self) -> Option<Arc<AtomicBool>> {

@@ -585,6 +585,47 @@ impl<G: Encode> Search<G> {
         self.forced = false;
     }
 
+    /// Moves the root to `target` when a searched line of at most `max_plies` moves leads
+    /// there from the root (the opponent's reply to the move just played; a flip game's
+    /// revealed piece in between), keeping that subtree. Positions match by hash, ply and
+    /// turn. Returns false and leaves the search unchanged when no searched line leads there;
+    /// true at once when `target` is the root itself.
+    pub fn follow(&mut self, target: &G, max_plies: usize) -> bool {
+        let same = |s: &G| s.hash() == target.hash() && s.ply() == target.ply() && s.turn() == target.turn();
+        if same(&self.root_state) {
+            return true;
+        }
+        let mut line = Vec::with_capacity(max_plies);
+        if !self.find_line(ROOT as usize, &self.root_state, &same, max_plies, &mut line) {
+            return false;
+        }
+        for mv in line {
+            self.advance(mv);
+        }
+        true
+    }
+
+    /// Depth-first through visited children for a state `same` accepts; `line` gets its moves.
+    fn find_line(&self, node: usize, state: &G, same: &dyn Fn(&G) -> bool, plies: usize, line: &mut Vec<G::Move>) -> bool {
+        if plies == 0 {
+            return false;
+        }
+        for c in self.tree.nodes[node].children() {
+            let child = &self.tree.nodes[c];
+            if child.visits == 0 {
+                continue;
+            }
+            let mut next = state.clone();
+            next.play_unchecked(child.mv);
+            line.push(child.mv);
+            if same(&next) || self.find_line(c, &next, same, plies - 1, line) {
+                return true;
+            }
+            line.pop();
+        }
+        false
+    }
+
     /// Starts over from a new root state (a new game), keeping allocations.
     pub fn reset(&mut self, root: &G) {
         self.root_state.clone_from(root);

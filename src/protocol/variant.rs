@@ -50,7 +50,7 @@ pub trait ProtocolGame: Trainable {
     /// classical engine.
     fn build_player(config: &Config, mcts: bool, model: &str, net: Option<Arc<NetEvaluator>>) -> Result<Box<dyn Player<Self>>, PlayerError> {
         let spec = if mcts && net.is_some() {
-            PlayerSpec::Mcts { model: model.into(), sims: config.mcts.playouts, movetime: None, c_puct: None, tc: None }
+            PlayerSpec::Mcts { model: model.into(), sims: config.mcts.playouts, movetime: None, c_puct: None, reuse: None, tc: None }
         } else {
             Self::classical_spec(config)
         };
