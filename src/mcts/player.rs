@@ -68,16 +68,11 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         // Plies from the last search's root to this one: our move and the reply, with a flip
         // game's revealed pieces between them.
         const FOLLOW_PLIES: usize = 4;
-        let mut search = match self.search.take() {
-            Some(mut s) => {
-                if !(self.config.play_tree_reuse && s.follow(game, FOLLOW_PLIES)) {
-                    s.reset(game);
-                    s.reseed(game.hash());
-                }
-                s
-            }
-            None => Search::new(game.clone(), &self.config, game.hash()),
-        };
+        let mut search = self.search.take().unwrap_or_else(|| Search::new(game.clone(), &self.config, game.hash()));
+        if !(self.config.play_tree_reuse && search.follow(game, FOLLOW_PLIES)) {
+            search.reset(game);
+            search.reseed(game.hash());
+        }
         search.set_budget(if sims == u32::MAX { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;
