@@ -3,7 +3,8 @@
 
 Usage: scripts/kill-soak.sh MINUTES [--kills N] [--run DIR] [--bin PATH] [--set KEY=VALUE ...]
 
-The run uses configs/default.toml with a generation small enough to cycle in a minute or two.
+The run uses configs/default.toml with a generation small enough to cycle in a minute or two,
+and with the gate on.
 The stages announce themselves on stderr (RUST_LOG=junglezero::phase=debug), so each kill is
 aimed at a phase in turn: the alpha-beta teacher, self-play, training, gating and the ladder.
 After every kill and restart it checks:
@@ -118,7 +119,8 @@ def main():
     ap.add_argument("--config", type=Path, default=ROOT / "configs/default.toml")
     ap.add_argument("--set", action="append", default=[], help="config override for the run")
     args = ap.parse_args()
-    args.set = ["train.games_per_iteration=32", "teacher.games=400", "selfplay.games_per_shard=8"] + args.set
+    # The gate is switched on (the default recipe promotes without it) so that it can be hit too.
+    args.set = ["train.games_per_iteration=32", "teacher.games=400", "selfplay.games_per_shard=8", "gate.enabled=true"] + args.set
     rng = random.Random(args.seed)
     subprocess.run(["rm", "-rf", str(args.run)], check=True)
     args.logs = Path(str(args.run) + ".logs")
