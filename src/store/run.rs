@@ -6,7 +6,8 @@
 //!   models/gen-NNNN.jzm  promoted networks; the highest generation is the current best
 //!   candidates/          trained networks waiting for the gate
 //!   rejected/            candidates the gate turned down
-//!   games/*.jzg          self-play shards (from any number of self-play processes)
+//!   games/*.jzg          self-play shards gen-NNNN-* (from any number of self-play processes)
+//!                        and the alpha-beta teacher's teacher-*, played before generation 1
 //!   train/checkpoint.jzc the trainer's state
 //!   metrics.jsonl        one JSON object per line: training, self-play and gate events
 //!   metrics/*.jsonl      the same, one file per process, in a run in object storage
@@ -222,7 +223,8 @@ impl RunDir {
         [self.model_path(g), self.candidate_path(g), self.rejected_path(g)].into_iter().find(|p| p.exists())
     }
 
-    /// Self-play shards, sorted by name (model generation, then time).
+    /// Game shards, oldest first: those not named after a generation (the teacher's, played
+    /// before generation 1) first, then by name (model generation, then time).
     pub fn shards(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = fs::read_dir(self.games_dir())
             .into_iter()
@@ -231,7 +233,7 @@ impl RunDir {
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|e| e == "jzg"))
             .collect();
-        v.sort();
+        v.sort_by_cached_key(|p| (p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("gen-")), p.clone()));
         v
     }
 
