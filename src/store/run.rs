@@ -233,7 +233,8 @@ impl RunDir {
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|e| e == "jzg"))
             .collect();
-        v.sort_by_cached_key(|p| (p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("gen-")), p.clone()));
+        v.sort();
+        v.sort_by_key(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("gen-")));
         v
     }
 
