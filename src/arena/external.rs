@@ -55,20 +55,24 @@ impl ExternalPlayer {
             }
         });
         let mut p = ExternalPlayer { cmd: cmd.into(), child, stdin, lines: rx, name: cmd.into(), failure: None };
-        p.send("uci").map_err(|e| err(describe(&e)))?;
+        // A program that exits at once may close its input before 'uci' is written (a broken
+        // pipe) or after (no answer): either way it did not answer.
         let mut name = None;
-        p.wait_for(Duration::from_secs(10), |l| {
-            if let Some(n) = l.strip_prefix("id name ") {
-                name = Some(n.trim().to_string());
-            }
-            l.trim() == "uciok"
-        })
-        .map_err(|e| err(format!("did not answer 'uci' with 'uciok': {}", describe(&e))))?;
+        p.send("uci")
+            .and_then(|()| {
+                p.wait_for(Duration::from_secs(10), |l| {
+                    if let Some(n) = l.strip_prefix("id name ") {
+                        name = Some(n.trim().to_string());
+                    }
+                    l.trim() == "uciok"
+                })
+            })
+            .map_err(|e| err(format!("did not answer 'uci' with 'uciok': {}", describe(&e))))?;
         if let Some(n) = name {
             p.name = n;
         }
-        p.send("isready").map_err(|e| err(describe(&e)))?;
-        p.wait_for(Duration::from_secs(10), |l| l.trim() == "readyok")
+        p.send("isready")
+            .and_then(|()| p.wait_for(Duration::from_secs(10), |l| l.trim() == "readyok"))
             .map_err(|e| err(format!("did not answer 'isready': {}", describe(&e))))?;
         Ok(p)
     }
