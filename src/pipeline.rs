@@ -35,7 +35,7 @@ use crate::selfplay::record::{GameRecord, RecordError, ShardError};
 use crate::selfplay::shards::ShardWriter;
 use crate::selfplay::stage::{StageSettings, games_event, play_into_run};
 use crate::selfplay::teacher;
-use crate::store::events::{Event, TrainEvent, now};
+use crate::store::events::{Event, StartEvent, TrainEvent, now};
 use crate::store::hooks::{phase, unwritten};
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
@@ -545,6 +545,7 @@ impl<G: RunGame> Pipeline<G> {
     pub fn run(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<()> {
         let started = Instant::now();
         let c = self.config.train.clone();
+        self.run.append_event(&Event::Start(StartEvent { time: now(), generation: self.meta.iteration }))?;
         loop {
             self.sync()?;
             self.gate()?;

@@ -179,6 +179,15 @@ fn an_interrupted_run_resumes_and_keeps_every_file() {
     assert!(m2.step > m1.step && m2.samples_trained > m1.samples_trained);
     assert_eq!(m2.rng_seed, m1.rng_seed, "the run keeps its seed");
     assert_eq!(gated_generations(&run), vec![0, 1, 2], "every candidate was gated exactly once");
+    // Each invocation logs its start, and the report counts the two sessions without the
+    // pause between them.
+    let (events, _) = run.read_events();
+    let starts: Vec<u64> = events.iter().filter_map(|e| if let junglezero::store::events::Event::Start(s) = e { Some(s.generation) } else { None }).collect();
+    assert_eq!(starts, vec![0, 1]);
+    let o = junglezero(&["report", "--run", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = std::fs::read_to_string(dir.join("report/report.md")).unwrap();
+    assert!(report.contains("| training time |") && report.contains("in 2 sessions"), "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

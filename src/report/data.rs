@@ -33,6 +33,9 @@ pub struct RunData {
     pub engine: &'static str,
     /// The first event's time (the run's start).
     pub start: f64,
+    /// The sessions of training, (first, last) event time each: a run resumed after a pause
+    /// has one per `train` invocation, and the pauses between them count as no time.
+    pub sessions: Vec<(f64, f64)>,
     /// Metrics lines that could not be read: "line N: reason".
     pub problems: Vec<String>,
 }
@@ -43,6 +46,7 @@ pub fn load(run: &RunDir) -> RunData {
     let mut d = RunData::default();
     let (events, problems) = run.read_events();
     d.problems = problems;
+    d.sessions = sessions(&events);
     for e in events {
         let t = e.time();
         if d.start == 0.0 || (t > 0.0 && t < d.start) {
@@ -53,7 +57,7 @@ pub fn load(run: &RunDir) -> RunData {
             Event::Selfplay(s) => d.selfplay.push(s),
             Event::Gate(g) => d.gates.push(g),
             Event::Match(m) => d.matches.push(m),
-            Event::Teacher(_) | Event::Ratings(_) => {}
+            Event::Teacher(_) | Event::Ratings(_) | Event::Start(_) => {}
         }
     }
     let fitted = ratings(&d.matches);
@@ -94,6 +98,38 @@ pub fn load(run: &RunDir) -> RunData {
     d
 }
 
+/// Splits the events' times into sessions at each `start` event; events before the first one
+/// (a run begun by an older build) form a session of their own.
+fn sessions(events: &[Event]) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for e in events.iter().filter(|e| e.time() > 0.0) {
+        let t = e.time();
+        match out.last_mut() {
+            Some(s) if !matches!(e, Event::Start(_)) => s.1 = s.1.max(t),
+            _ => out.push((t, t)),
+        }
+    }
+    // A session that logged nothing after its start adds no time.
+    out.retain(|s| s.1 > s.0);
+    out
+}
+
+impl RunData {
+    /// Training time up to `t`: the sessions before it in full, and the one it falls in up to
+    /// `t` (a time inside a pause counts as the end of the session before it).
+    pub fn elapsed(&self, t: f64) -> f64 {
+        if self.sessions.is_empty() {
+            return (t - self.start).max(0.0);
+        }
+        self.sessions.iter().map(|&(a, b)| (t.min(b) - a).max(0.0)).sum()
+    }
+
+    /// Training time of the whole run.
+    pub fn training_time(&self) -> f64 {
+        self.sessions.iter().map(|&(a, b)| b - a).sum()
+    }
+}
+
 fn list_rejected(run: &RunDir) -> Vec<(u64, std::path::PathBuf)> {
     let mut v: Vec<(u64, std::path::PathBuf)> = std::fs::read_dir(run.rejected_dir())
         .into_iter()
@@ -111,4 +147,30 @@ fn list_rejected(run: &RunDir) -> Vec<(u64, std::path::PathBuf)> {
 /// Whether the anchor of the rating scale has played.
 pub fn anchored(d: &RunData) -> bool {
     d.matches.iter().any(|m| [ANCHOR, FLIP_ANCHOR].iter().any(|a| m.a == *a || m.b == *a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::events::{StartEvent, TrainEvent};
+
+    fn train(time: f64) -> Event {
+        Event::Train(TrainEvent { time, ..TrainEvent::default() })
+    }
+    fn start(time: f64) -> Event {
+        Event::Start(StartEvent { time, generation: 0 })
+    }
+
+    #[test]
+    fn pauses_between_sessions_count_as_no_time() {
+        // An older build's session without a start event, then two sessions, one of them empty.
+        let events = [train(10.0), train(20.0), start(100.0), train(130.0), start(400.0), start(1000.0), train(1100.0)];
+        let d = RunData { sessions: sessions(&events), start: 10.0, ..RunData::default() };
+        assert_eq!(d.sessions, vec![(10.0, 20.0), (100.0, 130.0), (1000.0, 1100.0)]);
+        assert_eq!(d.training_time(), 140.0);
+        assert_eq!(d.elapsed(15.0), 5.0);
+        assert_eq!(d.elapsed(500.0), 40.0, "a time in a pause counts as the end of the session before");
+        assert_eq!(d.elapsed(1050.0), 90.0);
+        assert_eq!(d.elapsed(5.0), 0.0);
+    }
 }

@@ -92,8 +92,10 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     let _ = writeln!(s, "| generations trained | {} ({} promoted after generation 0, {} rejected) |", d.checkpoints.len().saturating_sub(1), promoted.saturating_sub(1), rejected);
     let _ = writeln!(s, "| self-play games | {games} |");
     let _ = writeln!(s, "| training steps | {steps} |");
-    if last_time > d.start && d.start > 0.0 {
-        let _ = writeln!(s, "| wall time covered | {} |", hours(last_time - d.start));
+    if d.sessions.len() > 1 {
+        let _ = writeln!(s, "| training time | {} in {} sessions (the pauses between them not counted) |", hours(d.training_time()), d.sessions.len());
+    } else if last_time > d.start && d.start > 0.0 {
+        let _ = writeln!(s, "| wall time covered | {} |", hours(d.elapsed(last_time)));
     }
     if let Some(b) = best {
         let rating = b.rating.map_or_else(|| "not rated yet".to_string(), |r| format!("{:+.0} ± {:.0} Elo", r.elo, r.ci95));
@@ -126,7 +128,7 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
         let _ = writeln!(s, "| checkpoint | self-play games | steps | time | Elo | 95% |\n|---|---|---|---|---|---|");
         for c in d.checkpoints.iter().filter(|c| c.rating.is_some()) {
             let r = c.rating.unwrap_or(crate::arena::bt::Rating { elo: 0.0, ci95: 0.0 });
-            let t = if c.created > 0.0 && d.start > 0.0 { hours((c.created - d.start).max(0.0)) } else { "-".into() };
+            let t = if c.created > 0.0 && d.start > 0.0 { hours(d.elapsed(c.created)) } else { "-".into() };
             let _ = writeln!(s, "| gen-{:04} | {} | {} | {t} | {:+.0} | ±{:.0} |", c.generation, c.games, c.steps, r.elo, r.ci95);
         }
         for (depth, r) in &d.depths {

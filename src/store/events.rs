@@ -28,6 +28,8 @@ pub enum Event {
     Match(MatchEvent),
     /// The ratings fitted after a ladder.
     Ratings(RatingsEvent),
+    /// A `train` invocation began (a run resumed after a pause has one per session).
+    Start(StartEvent),
 }
 
 impl Event {
@@ -38,6 +40,7 @@ impl Event {
             Event::Gate(e) => e.time,
             Event::Match(e) => e.time,
             Event::Ratings(e) => e.time,
+            Event::Start(e) => e.time,
         }
     }
 }
@@ -159,6 +162,13 @@ pub struct RatingsEvent {
     pub ratings: BTreeMap<String, RatingEntry>,
 }
 
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StartEvent {
+    pub time: f64,
+    /// The generation the run stood at.
+    pub generation: u64,
+}
+
 /// The events of a metrics file's text and, for each line that could not be read, its number
 /// and the reason.
 pub fn parse(text: &str) -> (Vec<Event>, Vec<String>) {
@@ -189,13 +199,15 @@ mod tests {
     fn events_round_trip_and_bad_lines_are_named() {
         let m = Event::Match(MatchEvent { time: 1.5, source: "ladder".into(), a: "gen-0002".into(), b: "alphabeta:depth=1".into(), wins: 3, losses: 1, draws: 0, penta: [0, 0, 1, 0, 1] });
         let g = Event::Gate(GateEvent { time: 2.0, generation: 3, accepted: true, reason: "gating disabled".into(), ..GateEvent::default() });
-        let text = format!("{}\n\n{}\n{{\"kind\":\"train\",\"time\":1}}\n{{\"kind\":\"mystery\"}}\n{{\"kind\":\"match\",\"ti", to_line(&m), to_line(&g));
+        let st = Event::Start(StartEvent { time: 2.5, generation: 3 });
+        assert_eq!(to_line(&st), r#"{"kind":"start","time":2.5,"generation":3}"#);
+        let text = format!("{}\n\n{}\n{}\n{{\"kind\":\"train\",\"time\":1}}\n{{\"kind\":\"mystery\"}}\n{{\"kind\":\"match\",\"ti", to_line(&m), to_line(&g), to_line(&st));
         let (events, problems) = parse(&text);
-        assert_eq!(events, vec![m, g]);
+        assert_eq!(events, vec![m, g, st]);
         assert_eq!(problems.len(), 3, "{problems:?}");
-        assert!(problems[0].starts_with("line 4:") && problems[0].contains("missing field"), "{}", problems[0]);
-        assert!(problems[1].starts_with("line 5:") && problems[1].contains("mystery"), "{}", problems[1]);
-        assert!(problems[2].starts_with("line 6:"), "{}", problems[2]);
+        assert!(problems[0].starts_with("line 5:") && problems[0].contains("missing field"), "{}", problems[0]);
+        assert!(problems[1].starts_with("line 6:") && problems[1].contains("mystery"), "{}", problems[1]);
+        assert!(problems[2].starts_with("line 7:"), "{}", problems[2]);
     }
 
     #[test]
