@@ -173,12 +173,9 @@ pub fn play_ladder<G: MatchGame>(cx: &LadderContext<G>, generation: u64, model: 
     depths.sort_unstable();
     depths.dedup();
     let ab = |d: u32| cx.players.engine(d);
-    let calibrated = read_matches(run).iter().any(|m| m.source == "calibration");
-    if !calibrated {
-        for w in depths.windows(2) {
-            let t = ladder_match(cx, ab(w[1]), ab(w[0]), &ab(w[1]).to_string(), l.calibration_games, seed ^ u64::from(w[1]), "calibration")?;
-            tracing::info!("ladder calibration: {} vs depth {}: {}-{}-{}", ab(w[1]), w[0], t.wins, t.losses, t.draws);
-        }
+    for (lo, hi) in uncalibrated(&depths, &read_matches(run), |d| ab(d).to_string()) {
+        let t = ladder_match(cx, ab(hi), ab(lo), &ab(hi).to_string(), l.calibration_games, seed ^ u64::from(hi), "calibration")?;
+        tracing::info!("ladder calibration: {} vs depth {lo}: {}-{}-{}", ab(hi), t.wins, t.losses, t.draws);
     }
     let name = format!("gen-{generation:04}");
     for &d in &depths {
@@ -187,6 +184,17 @@ pub fn play_ladder<G: MatchGame>(cx: &LadderContext<G>, generation: u64, model: 
         tracing::info!("ladder: {name} vs {}: {}-{}-{} (W-L-D)", ab(d), t.wins, t.losses, t.draws);
     }
     Ok(())
+}
+
+/// The consecutive pairs of the (sorted) `depths` that no calibration match in `logged` has
+/// played yet, as (lower, higher): all of them in a new run, and only the new neighbours of a
+/// depth added to the config of a run under way.
+fn uncalibrated(depths: &[u32], logged: &[LoggedMatch], name: impl Fn(u32) -> String) -> Vec<(u32, u32)> {
+    let played = |lo: u32, hi: u32| {
+        let (a, b) = (name(hi), name(lo));
+        logged.iter().any(|m| m.source == "calibration" && ((m.a == a && m.b == b) || (m.a == b && m.b == a)))
+    };
+    depths.windows(2).map(|w| (w[0], w[1])).filter(|&(lo, hi)| !played(lo, hi)).collect()
 }
 
 /// What the gate stage plays with (parts of the run's config).
@@ -351,7 +359,20 @@ pub fn ratings(matches: &[LoggedMatch]) -> Vec<(String, Option<Rating>)> {
 
 #[cfg(test)]
 mod tests {
-    use super::ladder_due;
+    use super::{LoggedMatch, ladder_due, uncalibrated};
+
+    #[test]
+    fn calibration_plays_only_the_pairs_not_yet_played() {
+        let name = |d: u32| format!("alphabeta:depth={d}");
+        let cal = |hi: u32, lo: u32| LoggedMatch { source: "calibration".into(), a: name(hi), b: name(lo), wins: 60, losses: 40, ..LoggedMatch::default() };
+        assert_eq!(uncalibrated(&[1, 2, 4], &[], name), vec![(1, 2), (2, 4)]);
+        let logged = [cal(2, 1), cal(4, 2), LoggedMatch { source: "ladder".into(), a: "gen-0004".into(), b: name(8), ..LoggedMatch::default() }];
+        assert_eq!(uncalibrated(&[1, 2, 4], &logged, name), vec![]);
+        // Depths added to a run under way: only their new neighbours are played; a ladder game
+        // against depth 8 does not count as its calibration.
+        assert_eq!(uncalibrated(&[1, 2, 4, 8, 10], &logged, name), vec![(4, 8), (8, 10)]);
+        assert_eq!(uncalibrated(&[1, 2, 3, 4], &logged, name), vec![(2, 3), (3, 4)]);
+    }
 
     #[test]
     fn the_ladder_follows_promotions_that_skip_multiples() {
