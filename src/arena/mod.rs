@@ -166,7 +166,7 @@ pub struct LadderConfig {
 
 impl Default for LadderConfig {
     fn default() -> Self {
-        LadderConfig { every: 4, depths: vec![1, 2, 4, 6, 8, 10], games: 8, calibration_games: 100, sims: 64 }
+        LadderConfig { every: 4, depths: vec![1, 2, 4, 6, 8, 10, 12], games: 8, calibration_games: 100, sims: 64 }
     }
 }
 
