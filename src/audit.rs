@@ -88,6 +88,11 @@ pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
     let config = Config::load(Some(&run.config_path()), &[])?;
     let device = parse_device(&config.hardware.device)?;
     let mut a = RunAudit { temporaries: temporaries(&run), ..RunAudit::default() };
+    for (dir, what) in [(run.models_dir(), "models/ (the promoted networks)"), (run.root().join("train"), "train/ (the trainer checkpoint)")] {
+        if !dir.is_dir() {
+            a.problems.push(format!("{what} is missing"));
+        }
+    }
 
     // The game the run trains, as its checkpoint says (a file that does not read fails the
     // checks below).
@@ -112,16 +117,33 @@ pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
         a.shards += 1;
     }
 
-    // Networks: each loads.
+    // Networks: each loads, and names the generation of its file name and this run.
+    let run_id = checkpoint::read(&cp).ok().map(|(m, _, _)| m.run_id).filter(|id| !id.is_empty());
     for (list, count) in [(run.promoted(), &mut a.models), (run.candidates(), &mut a.candidates), (run.rejected(), &mut a.rejected)] {
         *count = list.len();
-        for (_, path) in list {
-            if let Err(e) = modelfile::load_any(&path, &device) {
-                a.problems.push(format!("network does not load: {e}"));
+        for (g, path) in list {
+            match modelfile::load_any(&path, &device) {
+                Err(e) => a.problems.push(format!("network does not load: {e}")),
+                Ok((_, m)) => {
+                    let rel = run.relative(&path);
+                    if m.generation != g {
+                        a.problems.push(format!("{rel} holds generation {} of its run, not {g}", m.generation));
+                    }
+                    if let Some(id) = run_id.as_deref().filter(|id| !m.run.is_empty() && m.run != *id) {
+                        a.problems.push(format!("{rel} was trained by another run ({}), not this one ({id})", m.run));
+                    }
+                }
             }
         }
     }
     a.best = run.best().map(|(g, _)| g);
+    if !cp.exists() && run.holds_work() {
+        a.problems.push(format!(
+            "the trainer checkpoint is missing, but the run holds {} (rebuild it with 'junglezero train --run {} --rebuild')",
+            run.highest_generation().filter(|&g| g > 0).map_or_else(|| "game shards".to_string(), |g| format!("networks up to gen-{g:04}")),
+            run.location()
+        ));
+    }
 
     // The trainer checkpoint: loads, and its shard lists fit the directory.
     if cp.exists() {
@@ -147,7 +169,7 @@ pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
                         a.problems.push(format!("window shard {rel} is gone or unreadable"));
                     }
                 }
-                for (g, kind) in [(run.candidates().last().map(|c| c.0), "candidate"), (a.best, "best network")] {
+                for (g, kind) in [(run.candidates().last().map(|c| c.0), "candidate"), (a.best, "best network"), (run.rejected().last().map(|c| c.0), "rejected network")] {
                     if let Some(g) = g.filter(|&g| g > meta.iteration) {
                         a.problems.push(format!("{kind} gen-{g:04} is newer than the checkpoint's generation {}", meta.iteration));
                     }

@@ -20,10 +20,11 @@ pub enum ConfigError {
     UnknownKey(String),
 }
 
-/// Checks `lo <= v <= hi` for key `key`.
+/// Checks `lo <= v <= hi` for key `key`. A value that compares with neither bound (NaN) is
+/// out of every range.
 pub fn check_range<T: PartialOrd + std::fmt::Display>(key: &str, v: T, lo: T, hi: T) -> Result<(), ConfigError> {
-    if v < lo || v > hi {
-        Err(ConfigError::Invalid { key: key.into(), message: format!("{v} is out of range ({lo} to {hi})") })
+    if !(lo <= v && v <= hi) {
+        Err(ConfigError::Invalid { key: key.into(), message: format!("{} is out of range ({lo} to {hi})", clip(&v.to_string())) })
     } else {
         Ok(())
     }
@@ -57,6 +58,64 @@ pub fn check_memory_within(key: &str, bytes: u128, total: Option<u64>) -> Result
 pub fn check_memory(key: &str, bytes: u128) -> Result<(), ConfigError> {
     check_memory_within(key, bytes, physical_memory())
 }
+
+/// `s` as it may appear in a one-line message: whole when short, otherwise its first 60
+/// characters and how long it was (a 120 KB FEN must not become a 120 KB error line).
+pub fn clip(s: &str) -> String {
+    clip_to(s, 60)
+}
+
+/// A whole message line cut to at most about 1000 characters: the last guard where messages
+/// leave the program (the command line's error, the protocol's `info string`, the web API).
+pub fn clip_message(s: &str) -> String {
+    clip_to(s, 1000)
+}
+
+fn clip_to(s: &str, keep: usize) -> String {
+    match s.char_indices().nth(keep) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}... ({} bytes)", &s[..cut], s.len()),
+    }
+}
+
+/// Serde for a `u64` setting that may use all 64 bits (a seed). TOML's integers stop at
+/// 2^63 - 1, so a larger value is written as a string of digits; either form reads back.
+pub mod wide_u64 {
+    use std::fmt;
+
+    use serde::de::{self, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        match i64::try_from(*v) {
+            Ok(i) => s.serialize_i64(i),
+            Err(_) => s.serialize_str(&v.to_string()),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        struct Wide;
+        impl Visitor<'_> for Wide {
+            type Value = u64;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a whole number from 0 to 18446744073709551615")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+                u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative; expected a whole number from 0 to 18446744073709551615")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+                Ok(v)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+                v.trim().parse().map_err(|_| E::custom(format!("'{v}' is not a whole number from 0 to 18446744073709551615")))
+            }
+        }
+        d.deserialize_any(Wide)
+    }
+}
+
+/// The keys whose values may be any `u64` (see [`wide_u64`]).
+pub const WIDE_KEYS: &[&str] = &["train.seed"];
 
 #[cfg(test)]
 mod tests {

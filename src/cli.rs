@@ -85,14 +85,15 @@ pub struct SearchArgs {
     pub position: PositionArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Search to this depth.
-    #[arg(long, conflicts_with_all = ["movetime", "nodes"])]
+    /// Search to this depth (1 to 88).
+    #[arg(long, conflicts_with_all = ["movetime", "nodes"], value_parser = clap::value_parser!(u32).range(1..=88))]
     pub depth: Option<u32>,
-    /// Search for this many milliseconds (the default is 2000 when no limit is given).
-    #[arg(long)]
+    /// Search for this many milliseconds, at most a day (the default is 2000 when no limit is
+    /// given).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub movetime: Option<u64>,
-    /// Search this many nodes.
-    #[arg(long)]
+    /// Search this many nodes (at most 10^12).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
     pub nodes: Option<u64>,
     /// The game (default: the config's `game`); the flip game is searched by expectiminimax.
     #[arg(long, value_enum)]
@@ -267,8 +268,8 @@ pub struct PlayArgs {
     /// The network for --engine mcts (a .jzm file).
     #[arg(long, value_name = "PATH", required_if_eq("engine", "mcts"))]
     pub model: Option<PathBuf>,
-    /// Engine thinking time per move in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    /// Engine thinking time per move in milliseconds (at most a day).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub movetime: u64,
     /// The colour you play (the flip game: red is the first player, blue the second).
     #[arg(long, value_enum, default_value = "red")]
@@ -321,6 +322,10 @@ pub struct TrainArgs {
     pub run: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
+    /// Rebuild a missing, unreadable or outdated trainer checkpoint from the run's newest
+    /// network and its shards (the optimiser starts afresh) instead of refusing the run.
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 #[derive(Args, Debug)]
@@ -338,6 +343,10 @@ pub struct LearnArgs {
     /// Override one setting of the run's config (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Rebuild a missing, unreadable or outdated trainer checkpoint from the run's newest
+    /// network and its shards (the optimiser starts afresh) instead of refusing the run.
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 #[derive(Args, Debug)]

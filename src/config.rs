@@ -101,7 +101,8 @@ impl Config {
     pub fn load(path: Option<&Path>, overrides: &[String]) -> Result<Config, ConfigError> {
         let mut table = match path {
             Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read { path: p.into(), source })?;
+                let text = crate::store::read_text_capped(p, crate::store::caps::CONFIG, "config file")
+                    .map_err(|source| ConfigError::Read { path: p.into(), source })?;
                 text.parse::<toml::Table>()
                     .map_err(|e| ConfigError::Parse { path: p.display().to_string(), message: one_line(&e.to_string()) })?
             }
@@ -133,6 +134,11 @@ impl Config {
     /// networks check it after loading (`HardwareConfig::validate`), so that validating a config
     /// needs nothing from the network.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        // Every number first: NaN and the infinities mean nothing in any setting, and this one
+        // walk covers every float a section adds, before its own range checks.
+        if let Ok(v) = toml::Value::try_from(self) {
+            check_finite(&v, "")?;
+        }
         self.search.validate()?;
         self.eval.validate()?;
         match self.game {
@@ -155,6 +161,16 @@ impl Config {
         self.gate.validate()?;
         self.ladder.validate()?;
         Ok(())
+    }
+}
+
+/// Refuses a float anywhere under `v` (at `key`) that is NaN or infinite, naming its key.
+fn check_finite(v: &toml::Value, key: &str) -> Result<(), ConfigError> {
+    match v {
+        toml::Value::Float(f) if !f.is_finite() => Err(ConfigError::Invalid { key: key.into(), message: format!("{f} is not a finite number") }),
+        toml::Value::Table(t) => t.iter().try_for_each(|(k, v)| check_finite(v, &if key.is_empty() { k.clone() } else { format!("{key}.{k}") })),
+        toml::Value::Array(a) => a.iter().try_for_each(|v| check_finite(v, key)),
+        _ => Ok(()),
     }
 }
 
@@ -185,11 +201,22 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigE
             "off" | "false" | "no" | "0" => false,
             _ => return Err(bad("on or off")),
         }),
-        toml::Value::Integer(_) => toml::Value::Integer(raw.parse().map_err(|_| bad("a whole number"))?),
+        toml::Value::Integer(_) => match raw.parse::<i64>() {
+            Ok(i) => toml::Value::Integer(i),
+            // Above TOML's integers: kept as digits where the setting takes any u64 (a seed).
+            Err(_) if raw.parse::<u64>().is_ok() && crate::check::WIDE_KEYS.contains(&key) => toml::Value::String(raw.to_string()),
+            Err(_) => return Err(bad("a whole number")),
+        },
         toml::Value::Float(_) => toml::Value::Float(raw.parse().map_err(|_| bad("a number"))?),
         toml::Value::String(_) => toml::Value::String(raw.to_string()),
+        toml::Value::Table(_) => {
+            return Err(ConfigError::Invalid {
+                key: key.into(),
+                message: format!("is a section; set its keys one at a time ({key}.KEY=VALUE), so the rest keep their values"),
+            });
+        }
         other => {
-            // Arrays and tables: parse the value as TOML.
+            // Arrays: parse the value as TOML.
             let parsed: toml::Table = format!("v = {raw}").parse().map_err(|_| bad("a TOML value"))?;
             let v = parsed.get("v").cloned().ok_or_else(|| bad("a TOML value"))?;
             if std::mem::discriminant(&v) != std::mem::discriminant(other) {
@@ -239,6 +266,70 @@ mod tests {
         assert!(e.contains("threadz"), "{e}");
         let e = Config::from_toml("[rules]\nrepetition = \"sometimes\"\n").unwrap_err().to_string();
         assert!(e.contains("sometimes"), "{e}");
+    }
+
+    /// Every leaf key of the default config with its value.
+    fn leaves(v: &toml::Value, key: &str, out: &mut Vec<(String, toml::Value)>) {
+        match v {
+            toml::Value::Table(t) => t.iter().for_each(|(k, v)| leaves(v, &if key.is_empty() { k.clone() } else { format!("{key}.{k}") }, out)),
+            other => out.push((key.to_string(), other.clone())),
+        }
+    }
+
+    fn default_leaves() -> Vec<(String, toml::Value)> {
+        let mut out = Vec::new();
+        leaves(&toml::Value::try_from(Config::default()).unwrap(), "", &mut out);
+        out
+    }
+
+    #[test]
+    fn every_float_setting_refuses_what_is_not_a_number_in_its_range() {
+        let floats: Vec<String> = default_leaves().into_iter().filter(|(_, v)| v.is_float()).map(|(k, _)| k).collect();
+        assert!(floats.len() > 40, "{floats:?}");
+        let mut wrong = Vec::new();
+        for key in &floats {
+            for bad in ["nan", "NaN", "inf", "-inf", "1e300", "-1e300"] {
+                match Config::load(None, &[format!("{key}={bad}")]) {
+                    Ok(_) => wrong.push(format!("{key}={bad} was accepted")),
+                    Err(e) if !e.to_string().contains(&format!("'{key}'")) => wrong.push(format!("{key}={bad}: {e}")),
+                    Err(_) => {}
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        // The same through a file: TOML spells them nan and inf.
+        let e = Config::from_toml("[train]\nlr = nan\n").unwrap_err().to_string();
+        assert!(e.contains("train.lr") && e.contains("not a finite number"), "{e}");
+    }
+
+    #[test]
+    fn every_whole_number_setting_has_a_range() {
+        let mut wrong = Vec::new();
+        for (key, v) in default_leaves() {
+            if v.is_integer() && !crate::check::WIDE_KEYS.contains(&key.as_str()) {
+                match Config::load(None, &[format!("{key}={}", i64::MAX)]) {
+                    Ok(_) => wrong.push(format!("{key}={} was accepted", i64::MAX)),
+                    Err(e) if !e.to_string().contains(&key) => wrong.push(format!("{key}: {e}")),
+                    Err(_) => {}
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn a_whole_section_cannot_be_replaced_by_an_override() {
+        let e = Config::load(None, &["train={lr=0.5}".into()]).unwrap_err().to_string();
+        assert!(e.contains("'train'") && e.contains("section"), "{e}");
+    }
+
+    #[test]
+    fn the_seed_takes_every_u64() {
+        let c = Config::load(None, &[format!("train.seed={}", u64::MAX)]).unwrap();
+        assert_eq!(c.train.seed, u64::MAX);
+        assert_eq!(Config::from_toml(&c.to_toml()).unwrap().train.seed, u64::MAX);
+        assert!(Config::load(None, &["train.seed=-1".into()]).is_err());
+        assert!(Config::load(None, &[format!("search.hash_mb={}", u64::MAX)]).is_err());
     }
 
     #[test]

@@ -28,7 +28,8 @@ fn main() -> ExitCode {
             let text = e.render().to_string();
             let para: Vec<&str> =
                 text.lines().map(str::trim).skip_while(|l| l.is_empty()).take_while(|l| !l.is_empty()).collect();
-            eprintln!("{}", if para.is_empty() { "error: invalid arguments".to_string() } else { para.join(" ") });
+            let line = if para.is_empty() { "error: invalid arguments".to_string() } else { para.join(" ") };
+            eprintln!("{}", junglezero::check::clip_message(&line));
             return ExitCode::from(2);
         }
     };
@@ -36,10 +37,28 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if cmd::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes on one line, each said once: a library error that already
+/// writes its cause into its own message is not followed by the cause again. Cut to a length
+/// a terminal can show.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    junglezero::check::clip_message(&msg.replace(['\n', '\r'], " "))
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {

@@ -61,6 +61,12 @@ pub enum PipelineError {
     Gate(#[from] GateError),
     #[error("{0}: no model in models/")]
     NoModel(String),
+    /// The run's files do not fit together (what, and how to continue).
+    #[error("{0}")]
+    Unfit(String),
+    /// Training produced non-finite losses or weights.
+    #[error("training diverged: {0}")]
+    Diverged(String),
     /// Stopped by the caller's flag; what was finished is on disk.
     #[error("interrupted {0}")]
     Interrupted(&'static str),
@@ -159,55 +165,56 @@ impl<G: RunGame> Pipeline<G> {
     /// Opens `run`, creating it (config snapshot, random generation 0, first checkpoint) if it
     /// does not exist yet. `config` is the config to use from now on; if it differs from the
     /// run's snapshot the snapshot is replaced and the old one kept alongside.
-    pub fn open(run: RunDir, mut config: Config) -> Result<Pipeline<G>> {
+    ///
+    /// A run that holds trained networks or shards but whose trainer checkpoint is missing,
+    /// unreadable or older than its networks is refused (training on would count generations
+    /// again over networks the run has), unless `rebuild` is set: then the trainer is rebuilt
+    /// from the newest network and the shards (see [`Pipeline::rebuilt`]).
+    pub fn open(run: RunDir, config: Config) -> Result<Pipeline<G>> {
+        Pipeline::open_with(run, config, false)
+    }
+
+    /// [`Pipeline::open`], rebuilding a missing or broken trainer checkpoint when `rebuild`.
+    pub fn open_with(run: RunDir, mut config: Config, rebuild: bool) -> Result<Pipeline<G>> {
         let infer_device = parse_device(&config.hardware.device)?;
         let train_device = infer_device.clone().autodiff();
         store::remove_stale_temporaries(run.root());
-        let previous = std::fs::read_to_string(run.config_path()).ok();
+        let previous = store::read_text_capped(&run.config_path(), store::caps::CONFIG, "config file").ok();
         if config.train.seed == 0 {
             // Keep the run's seed on resume; a new run takes one from the clock.
             let old_seed = previous.as_deref().and_then(|t| Config::from_toml(t).ok()).map_or(0, |c| c.train.seed);
             config.train.seed = if old_seed != 0 { old_seed } else { crate::store::clock_seed().max(1) };
         }
-        let fresh = !run.checkpoint_path().exists();
         run.create_dirs()?;
-        for d in [run.models_dir(), run.candidates_dir(), run.games_dir(), run.root().join("train")] {
+        for d in [run.models_dir(), run.candidates_dir(), run.rejected_dir(), run.games_dir(), run.root().join("train")] {
             store::remove_stale_temporaries(&d);
         }
-        let (trainer, meta) = if fresh {
-            let seed = config.train.seed;
-            train_device.seed(seed);
-            let net = config.model.init(G::SHAPE, &train_device);
-            let trainer = Trainer::new(net, optimizer(&config.train), train_device.clone(), &config.model, &config.train, 0);
-            let meta = CheckpointMeta {
-                game: G::SHAPE.game.into(),
-                model: config.model.clone(),
-                rules: G::rules(&config).to_string(),
-                optimizer: config.train.optimizer,
-                step: 0,
-                iteration: 0,
-                samples_trained: 0,
-                games_seen: 0,
-                samples_seen: 0,
-                rng_seed: seed,
-                rng_word_pos: "0".into(),
-                window: vec![],
-                seen_shards: Default::default(),
-                config: config.to_toml(),
-            };
-            checkpoint::save(&run.checkpoint_path(), &trainer, &meta)?;
-            tracing::info!("created run {} ({} network, seed {seed})", run.root().display(), config.model.describe());
-            (trainer, meta)
-        } else {
-            let (trainer, meta) = checkpoint::load(&run.checkpoint_path(), &train_device, &config.train, &config.model, G::SHAPE)?;
-            tracing::info!(
-                "resumed run {} at generation {}, step {}, {} games seen",
-                run.root().display(),
-                meta.iteration,
-                meta.step,
-                meta.games_seen
-            );
-            (trainer, meta)
+        let loaded = match Self::checkpoint_state(&run, &config, &train_device) {
+            Ok(state) => state,
+            Err(problem) if rebuild => {
+                tracing::warn!("{problem}; rebuilding the trainer");
+                Self::set_aside_checkpoint(&run)?;
+                None
+            }
+            Err(problem) => return Err(PipelineError::Unfit(format!("{problem}; {}", rebuild_hint(&run)))),
+        };
+        let mut rebuilt = false;
+        let (trainer, meta) = match loaded {
+            Some(state) => state,
+            None if run.holds_work() => {
+                rebuilt = true;
+                Self::rebuilt(&run, &config, &train_device)?
+            }
+            None => {
+                let seed = config.train.seed;
+                train_device.seed(seed);
+                let net = config.model.init(G::SHAPE, &train_device);
+                let trainer = Trainer::new(net, optimizer(&config.train), train_device.clone(), &config.model, &config.train, 0);
+                let meta = Self::fresh_meta(&config, 0, 0);
+                checkpoint::save(&run.checkpoint_path(), &trainer, &meta)?;
+                tracing::info!("created run {} ({} network, seed {seed})", run.root().display(), config.model.describe());
+                (trainer, meta)
+            }
         };
         if let Some(old) = &previous {
             if Config::from_toml(old).ok().as_ref() != Some(&config) {
@@ -226,16 +233,117 @@ impl<G: RunGame> Pipeline<G> {
         rng.set_word_pos(meta.rng_word_pos.parse::<u128>().unwrap_or(0));
         let mut p = Pipeline { run, config, trainer, meta, window: ReplayWindow::new(), rng, pending_games: 0, pending_samples: 0, pending_teacher_samples: 0 };
         p.trainer.config = p.config.train.clone();
+        if p.meta.run_id.is_empty() {
+            p.meta.run_id = new_run_id();
+        }
         if p.run.best().is_none() && p.meta.iteration == 0 {
             // Generation 0 is the trainer's starting point (written after the checkpoint, so a
             // crash in between is repaired here).
-            let m = model_meta::<G>(&p.config, "gen-0000", 0, 0, 0);
+            let m = p.model_meta("gen-0000", 0);
             modelfile::save(&p.run.model_path(0), &p.trainer.inference_net(), &m)?;
         }
         p.restore_window()?;
         p.ingest()?;
+        if rebuilt {
+            // Every shard on disk counts as trained on: the rebuilt trainer starts from the
+            // newest network, which was trained on them (or on most of them).
+            p.window.trim(p.config.train.window_size(p.meta.samples_seen as usize));
+            (p.pending_games, p.pending_samples, p.pending_teacher_samples) = (0, 0, 0);
+            p.meta.window = p.window.paths().map(|path| p.run.relative(path)).collect();
+            checkpoint::save(&p.run.checkpoint_path(), &p.trainer, &p.meta)?;
+            tracing::info!(
+                "rebuilt the trainer at generation {} from {} shards ({} games); the optimiser starts afresh",
+                p.meta.iteration,
+                p.meta.seen_shards.len(),
+                p.meta.games_seen
+            );
+        }
         p.ensure_candidate()?;
         Ok(p)
+    }
+
+    /// The checkpoint's trainer and counters; `None` when there is none; `Err` with what is
+    /// wrong when it does not load or is older than the run's networks.
+    fn checkpoint_state(run: &RunDir, config: &Config, device: &burn::prelude::Device) -> std::result::Result<Option<(Trainer, CheckpointMeta)>, String> {
+        let path = run.checkpoint_path();
+        if !path.exists() {
+            return match run.highest_generation().filter(|&g| g > 0) {
+                Some(g) => Err(format!("{} holds networks up to gen-{g:04} but no trainer checkpoint ({})", run.location(), path.display())),
+                None if run.holds_work() => Err(format!("{} holds game shards but no trainer checkpoint ({})", run.location(), path.display())),
+                None => Ok(None),
+            };
+        }
+        let (trainer, meta) = checkpoint::load(&path, device, &config.train, &config.model, G::SHAPE).map_err(|e| e.to_string())?;
+        if let Some(g) = run.highest_generation().filter(|&g| g > meta.iteration) {
+            return Err(format!("{}: the trainer checkpoint is at generation {} but the run holds gen-{g:04}", run.location(), meta.iteration));
+        }
+        tracing::info!("resumed run {} at generation {}, step {}, {} games seen", run.root().display(), meta.iteration, meta.step, meta.games_seen);
+        Ok(Some((trainer, meta)))
+    }
+
+    /// Moves a checkpoint that cannot be used out of the way (kept as `checkpoint.jzc.bad-TIME`).
+    fn set_aside_checkpoint(run: &RunDir) -> Result<()> {
+        let path = run.checkpoint_path();
+        if path.exists() {
+            let aside = path.with_extension(format!("jzc.bad-{}", now() as u64));
+            store::rename_no_replace(&path, &aside).map_err(|e| StoreError::new("cannot move aside", &path, e))?;
+            tracing::warn!("the old checkpoint is kept as {}", aside.display());
+        }
+        Ok(())
+    }
+
+    /// Counters of a new trainer at generation `iteration` after `step` optimiser steps.
+    fn fresh_meta(config: &Config, iteration: u64, step: u64) -> CheckpointMeta {
+        CheckpointMeta {
+            game: G::SHAPE.game.into(),
+            model: config.model.clone(),
+            rules: G::rules(config).to_string(),
+            optimizer: config.train.optimizer,
+            step,
+            iteration,
+            samples_trained: step * config.train.batch_size as u64,
+            games_seen: 0,
+            samples_seen: 0,
+            rng_seed: config.train.seed,
+            rng_word_pos: "0".into(),
+            window: vec![],
+            seen_shards: Default::default(),
+            config: config.to_toml(),
+            run_id: new_run_id(),
+        }
+    }
+
+    /// A trainer rebuilt from what the run holds: the newest network's weights (whichever
+    /// directory the gate left it in) and its step count, a fresh optimiser, and the run's
+    /// identity taken from its networks. The shards are read by the caller.
+    fn rebuilt(run: &RunDir, config: &Config, device: &burn::prelude::Device) -> Result<(Trainer, CheckpointMeta)> {
+        let g = run.highest_generation().unwrap_or(0);
+        let path = run.generation_file(g).ok_or_else(|| PipelineError::NoModel(run.root().display().to_string()))?;
+        let (net, m) = modelfile::load(&path, device, G::SHAPE)?;
+        if m.model != config.model {
+            return Err(PipelineError::Unfit(format!(
+                "{}: a {} network, but the config asks for {}; rebuild with the run's own config",
+                path.display(),
+                m.model.describe(),
+                config.model.describe()
+            )));
+        }
+        let trainer = Trainer::new(net, optimizer(&config.train), device.clone(), &config.model, &config.train, m.train_steps);
+        let mut meta = Self::fresh_meta(config, g, m.train_steps);
+        if !m.run.is_empty() {
+            meta.run_id = m.run;
+        }
+        Ok((trainer, meta))
+    }
+
+    fn model_meta(&self, id: &str, generation: u64) -> ModelMeta {
+        let (steps, games) = if generation == 0 { (0, 0) } else { (self.meta.step, self.meta.games_seen) };
+        let mut m = modelfile::fresh_meta(&self.config.model, G::SHAPE, &G::rules(&self.config).to_string(), id);
+        m.generation = generation;
+        m.train_steps = steps;
+        m.games = games;
+        m.run = self.meta.run_id.clone();
+        m
     }
 
     /// Reloads the window's shards listed in the checkpoint.
@@ -294,9 +402,17 @@ impl<G: RunGame> Pipeline<G> {
 
     fn write_candidate(&self) -> Result<PathBuf> {
         let g = self.meta.iteration;
+        // A generation the gate has decided is never written again.
+        if let Some(decided) = [self.run.model_path(g), self.run.rejected_path(g)].into_iter().find(|p| p.exists()) {
+            return Err(PipelineError::Unfit(format!("{} exists already; the trainer's counters are behind the run ({})", decided.display(), rebuild_hint(&self.run))));
+        }
         let path = self.run.candidate_path(g);
-        let m = model_meta::<G>(&self.config, &format!("gen-{g:04}"), g, self.meta.step, self.meta.games_seen);
-        modelfile::save(&path, &self.candidate_net(g)?, &m)?;
+        let net = self.candidate_net(g)?;
+        if !net.is_finite() {
+            return Err(PipelineError::Diverged(format!("generation {g}'s weights are NaN or infinite; no candidate was written and the last good network stays the best")));
+        }
+        let m = self.model_meta(&format!("gen-{g:04}"), g);
+        modelfile::save(&path, &net, &m)?;
         Ok(path)
     }
 
@@ -456,7 +572,26 @@ impl<G: RunGame> Pipeline<G> {
             }
             let targets = Targets { mirror: c.mirror, q_ratio: c.value_q_ratio, opponent_policy: self.config.model.opponent_policy };
             let Some(batch) = sample_batch(&self.window, &rules, c.batch_size, targets, &mut self.rng) else { break };
-            let s = self.trainer.step(&batch);
+            let mut s = self.trainer.step(&batch);
+            // Tests make a step diverge here (the fault point exists in test builds only).
+            if (|| {
+                fail::fail_point!("train::loss", |_| true);
+                false
+            })() {
+                s.policy_loss = f32::NAN;
+            }
+            if ![s.policy_loss, s.value_loss, s.moves_left_loss, s.opponent_policy_loss, s.short_value_loss].iter().all(|l| l.is_finite()) {
+                // The weights in memory are lost now; the checkpoint and networks on disk are
+                // the last good ones, and are kept.
+                return Err(PipelineError::Diverged(format!(
+                    "step {} of generation {} gave policy loss {} and value loss {}; the last checkpoint and best network are kept (lower train.lr, now {})",
+                    self.trainer.step,
+                    self.meta.iteration + 1,
+                    s.policy_loss,
+                    s.value_loss,
+                    c.lr
+                )));
+            }
             self.meta.samples_trained += batch.len() as u64;
             sum.policy_loss += s.policy_loss;
             sum.value_loss += s.value_loss;
@@ -505,6 +640,16 @@ impl<G: RunGame> Pipeline<G> {
                 log_start = Instant::now();
             }
         }
+        // Weights can overflow while every loss still reads as a number: nothing is saved
+        // from a trainer whose weights are not finite.
+        if !self.trainer.inference_net().is_finite() {
+            return Err(PipelineError::Diverged(format!(
+                "after step {} of generation {} the weights are NaN or infinite; the last checkpoint and best network are kept (lower train.lr, now {})",
+                self.trainer.step,
+                self.meta.iteration + 1,
+                c.lr
+            )));
+        }
         self.meta.iteration += 1;
         self.meta.step = self.trainer.step;
         self.meta.rng_word_pos = self.rng.get_word_pos().to_string();
@@ -546,6 +691,9 @@ impl<G: RunGame> Pipeline<G> {
         let started = Instant::now();
         let c = self.config.train.clone();
         self.run.append_event(&Event::Start(StartEvent { time: now(), generation: self.meta.iteration }))?;
+        // Rounds in a row that trained nothing: self-play that yields no readable data would
+        // otherwise write shards for ever.
+        let mut idle = 0;
         loop {
             self.sync()?;
             self.gate()?;
@@ -577,7 +725,18 @@ impl<G: RunGame> Pipeline<G> {
                 tracing::info!("final phase of the timed run: learning rate x {factor}");
                 self.trainer.lr_factor = factor;
             }
-            self.learn(progress, stop)?;
+            match self.learn(progress, stop)? {
+                Some(_) => idle = 0,
+                None => {
+                    idle += 1;
+                    if idle >= 3 {
+                        return Err(PipelineError::Unfit(format!(
+                            "{} rounds of self-play gave no games the trainer could read (see the warnings above); stopping instead of writing more",
+                            idle
+                        )));
+                    }
+                }
+            }
         }
     }
 }
@@ -588,12 +747,18 @@ fn is_teacher_shard(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix))
 }
 
-fn model_meta<G: RunGame>(config: &Config, id: &str, generation: u64, steps: u64, games: u64) -> ModelMeta {
-    let mut m = modelfile::fresh_meta(&config.model, G::SHAPE, &G::rules(config).to_string(), id);
-    m.generation = generation;
-    m.train_steps = steps;
-    m.games = games;
-    m
+/// How to continue a run whose trainer checkpoint cannot be used.
+fn rebuild_hint(run: &RunDir) -> String {
+    format!("to continue, rebuild the trainer from the run's networks and shards with 'junglezero train --run {} --rebuild' (the optimiser starts afresh)", run.location())
+}
+
+/// A new run's identity: 16 hex digits from the clock and the process.
+fn new_run_id() -> String {
+    let mut x = store::clock_seed() ^ (u64::from(std::process::id()) << 32);
+    // splitmix64's finaliser spreads nearby clocks over all digits.
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    format!("{:016x}", x ^ (x >> 31))
 }
 
 /// The gate stage with the run's networks (see [`crate::arena::gate::gate_candidates`]).

@@ -21,6 +21,12 @@ pub const WIN: i32 = 31_000;
 /// Scores at least this far from zero are forced results.
 pub const WIN_BOUND: i32 = WIN - 1_000;
 
+/// The deepest search a setting or a player may ask for, in plies (the engine's tables hold
+/// `search::MAX_PLY` plies, with room for extensions beyond the nominal depth).
+pub const MAX_DEPTH: u32 = 88;
+/// The transposition table's size range in MiB (also checked against the machine's memory).
+pub const HASH_MB: (usize, usize) = (1, 1 << 20);
+
 /// `[search]`: the alpha-beta engine's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -57,10 +63,10 @@ impl Default for SearchConfig {
 
 impl SearchConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("search.hash_mb", self.hash_mb, 1, 1 << 20)?;
+        check_range("search.hash_mb", self.hash_mb, HASH_MB.0, HASH_MB.1)?;
         check_memory("search.hash_mb", (self.hash_mb as u128) << 20)?;
         check_range("search.threads", self.threads, 1, 512)?;
-        check_range("search.max_depth", self.max_depth, 1, 88)?;
+        check_range("search.max_depth", self.max_depth, 1, MAX_DEPTH)?;
         check_range("search.aspiration_window", self.aspiration_window, 1, 1000)?;
         check_range("search.move_overhead_ms", self.move_overhead_ms, 0, 10_000)?;
         Ok(())

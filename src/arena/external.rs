@@ -1,15 +1,18 @@
 //! A program that speaks the UCI-style protocol, as a [`Player`].
 //!
-//! The program is started with `sh -c CMD`; `uci`/`uciok` and `isready`/`readyok` are checked
+//! The program is started with `sh -c CMD` in a process group of its own (see
+//! [`super::procgroup`]: the group is killed when the player is dropped, so nothing the
+//! program started outlives it); `uci`/`uciok` and `isready`/`readyok` are checked
 //! with timeouts. Each move sends `position fen ROOT moves ...` and `go ...`, then waits for
 //! `bestmove`. A dead, silent or confused program makes `choose` return `None` and reports the
 //! [`Failure`]; the arena scores that game as a forfeit and starts the program anew.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use super::procgroup::{self, Group};
 use crate::jungle::{JungleGame, Move, fen, parse_move};
 use crate::player::{Failure, Limits, Player};
 
@@ -24,6 +27,7 @@ pub struct ExternalError {
 pub struct ExternalPlayer {
     cmd: String,
     child: Child,
+    group: Group,
     stdin: ChildStdin,
     lines: Receiver<String>,
     name: String,
@@ -35,26 +39,25 @@ impl ExternalPlayer {
     /// Starts `cmd` and completes the handshake.
     pub fn spawn(cmd: &str) -> Result<ExternalPlayer, ExternalError> {
         let err = |what: String| ExternalError { cmd: cmd.into(), what };
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(cmd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| err(format!("cannot be started: {e}")))?;
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(cmd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        procgroup::configure(&mut command);
+        let mut child = command.spawn().map_err(|e| err(format!("cannot be started: {e}")))?;
+        let group = Group::of(&child);
         let stdin = child.stdin.take().ok_or_else(|| err("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| err("no stdout".into()))?;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            // Lines are capped: a program that writes without end costs a bounded buffer.
+            let mut lines = crate::store::lines::CappedLines::new(BufReader::new(stdout), crate::store::caps::LINE);
+            while let Some(line) = lines.next_line() {
+                let line = line.unwrap_or_else(|too_long| too_long.to_string());
                 if tx.send(line).is_err() {
                     break;
                 }
             }
         });
-        let mut p = ExternalPlayer { cmd: cmd.into(), child, stdin, lines: rx, name: cmd.into(), failure: None };
+        let mut p = ExternalPlayer { cmd: cmd.into(), child, group, stdin, lines: rx, name: cmd.into(), failure: None };
         // A program that exits at once may close its input before 'uci' is written (a broken
         // pipe) or after (no answer): either way it did not answer.
         let mut name = None;
@@ -139,10 +142,15 @@ fn describe(f: &Failure) -> String {
 
 impl Drop for ExternalPlayer {
     fn drop(&mut self) {
+        // A moment to quit by itself, then the whole group goes (before the shell is reaped,
+        // so the group's id is still its own).
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
-        std::thread::sleep(Duration::from_millis(20));
-        let _ = self.child.kill();
+        let deadline = Instant::now() + Duration::from_millis(100);
+        while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.group.kill();
         let _ = self.child.wait();
     }
 }

@@ -13,6 +13,7 @@ pub mod gate_curve;
 pub mod openings;
 pub mod pgn;
 pub mod play;
+pub mod procgroup;
 pub mod spec;
 pub mod stats;
 
@@ -138,7 +139,11 @@ impl GateConfig {
         check_range("gate.undecided_min_score", self.undecided_min_score, 0.0, 1.0)?;
         check_range("gate.opening_plies", self.opening_plies, 0, 100)?;
         check_range("gate.games_in_flight", self.games_in_flight, 1, 65_536)?;
-        self.sprt().validate().map_err(|e| ConfigError::Invalid { key: "gate".into(), message: e.to_string() })
+        check_range("gate.alpha", self.alpha, 1e-9, 0.5)?;
+        check_range("gate.beta", self.beta, 1e-9, 0.5)?;
+        check_range("gate.elo0", self.elo0, -2000.0, 2000.0)?;
+        check_range("gate.elo1", self.elo1, -2000.0, 2000.0)?;
+        self.sprt().validate().map_err(|e| ConfigError::Invalid { key: "gate.elo0".into(), message: e.to_string() })
     }
 
     pub fn sprt(&self) -> Sprt {
@@ -172,6 +177,7 @@ impl Default for LadderConfig {
 
 impl LadderConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("ladder.every", self.every, 0, 1_000_000)?;
         check_range("ladder.games", self.games, 2, 100_000)?;
         check_range("ladder.calibration_games", self.calibration_games, 2, 100_000)?;
         check_range("ladder.sims", self.sims, 1, 1_000_000)?;

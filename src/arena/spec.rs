@@ -63,6 +63,10 @@ pub enum SpecError {
     AfterQuote { found: char, options: String },
     #[error("{kind} option {key}: '{value}' is not a number")]
     NotANumber { kind: String, key: String, value: String },
+    #[error("{kind} option {key}: {value} is out of range ({range})")]
+    OutOfRange { kind: String, key: String, value: String, range: String },
+    #[error("{kind} option hash: {0}", kind = "alphabeta")]
+    Memory(String),
     #[error("{kind} option {key}: '{value}' is not true or false")]
     NotAFlag { kind: String, key: String, value: String },
     #[error("unknown {kind} option '{key}' (known: {known})")]
@@ -149,7 +153,32 @@ fn flag(kind: &str, key: &str, v: &str) -> Result<bool, SpecError> {
 }
 
 fn num<T: FromStr>(kind: &str, key: &str, v: &str) -> Result<T, SpecError> {
-    v.parse().map_err(|_| SpecError::NotANumber { kind: kind.into(), key: key.into(), value: v.into() })
+    v.parse().map_err(|_| SpecError::NotANumber { kind: kind.into(), key: key.into(), value: crate::check::clip(v) })
+}
+
+/// The ranges of the numbers a spec takes.
+pub mod ranges {
+    /// Move time in milliseconds: at most a day.
+    pub const MOVETIME_MS: (u64, u64) = (1, 86_400_000);
+    /// Nodes (alpha-beta, external engines): at most 10^12.
+    pub const NODES: (u64, u64) = (1, 1_000_000_000_000);
+    /// MCTS simulations a move: the tree of a million fits in memory.
+    pub const SIMS: (u32, u32) = (1, 1_000_000);
+    /// The exploration constant.
+    pub const CPUCT: (f32, f32) = (0.01, 100.0);
+    /// An external engine's depth.
+    pub const EXTERNAL_DEPTH: (u32, u32) = (1, 1000);
+    /// The flip game's expectiminimax depth.
+    pub const EXPECTIMINIMAX_DEPTH: (u32, u32) = (1, 64);
+}
+
+/// A number of the spec within `range` (NaN is within none).
+fn ranged<T: FromStr + PartialOrd + std::fmt::Display>(kind: &str, key: &str, v: &str, range: (T, T)) -> Result<T, SpecError> {
+    let x: T = num(kind, key, v)?;
+    if !(range.0 <= x && x <= range.1) {
+        return Err(SpecError::OutOfRange { kind: kind.into(), key: key.into(), value: crate::check::clip(v), range: format!("{} to {}", range.0, range.1) });
+    }
+    Ok(x)
 }
 
 impl FromStr for PlayerSpec {
@@ -168,10 +197,10 @@ impl FromStr for PlayerSpec {
                 let (mut depth, mut movetime, mut nodes, mut hash_mb, mut threads) = (None, None, None, 16, 1);
                 for (k, v) in &opts {
                     match k.as_str() {
-                        "depth" => depth = Some(num(kind, k, v)?),
-                        "movetime" => movetime = Some(num(kind, k, v)?),
-                        "nodes" => nodes = Some(num(kind, k, v)?),
-                        "hash" => hash_mb = num(kind, k, v)?,
+                        "depth" => depth = Some(ranged(kind, k, v, (1, crate::alphabeta::MAX_DEPTH))?),
+                        "movetime" => movetime = Some(ranged(kind, k, v, ranges::MOVETIME_MS)?),
+                        "nodes" => nodes = Some(ranged(kind, k, v, ranges::NODES)?),
+                        "hash" => hash_mb = ranged(kind, k, v, crate::alphabeta::HASH_MB)?,
                         "threads" => threads = num(kind, k, v)?,
                         other => return Err(unknown(other, "depth, movetime, nodes, hash, threads, tc")),
                     }
@@ -185,6 +214,7 @@ impl FromStr for PlayerSpec {
                 if !(1..=512).contains(&threads) {
                     return Err(SpecError::Threads(threads));
                 }
+                crate::check::check_memory("hash", (hash_mb as u128) << 20).map_err(|e| SpecError::Memory(e.to_string().replace("config key 'hash': ", "")))?;
                 Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, tc })
             }
             "mcts" => {
@@ -192,9 +222,9 @@ impl FromStr for PlayerSpec {
                 for (k, v) in &opts {
                     match k.as_str() {
                         "model" => model = Some(PathBuf::from(v)),
-                        "sims" => sims = Some(num(kind, k, v)?),
-                        "movetime" => movetime = Some(num(kind, k, v)?),
-                        "cpuct" => c_puct = Some(num(kind, k, v)?),
+                        "sims" => sims = Some(ranged(kind, k, v, ranges::SIMS)?),
+                        "movetime" => movetime = Some(ranged(kind, k, v, ranges::MOVETIME_MS)?),
+                        "cpuct" => c_puct = Some(ranged(kind, k, v, ranges::CPUCT)?),
                         "reuse" => reuse = Some(flag(kind, k, v)?),
                         other => return Err(unknown(other, "model, sims, movetime, cpuct, reuse, tc")),
                     }
@@ -213,9 +243,9 @@ impl FromStr for PlayerSpec {
                 for (k, v) in &opts {
                     match k.as_str() {
                         "cmd" => cmd = Some(v.clone()),
-                        "depth" => depth = Some(num(kind, k, v)?),
-                        "movetime" => movetime = Some(num(kind, k, v)?),
-                        "nodes" => nodes = Some(num(kind, k, v)?),
+                        "depth" => depth = Some(ranged(kind, k, v, ranges::EXTERNAL_DEPTH)?),
+                        "movetime" => movetime = Some(ranged(kind, k, v, ranges::MOVETIME_MS)?),
+                        "nodes" => nodes = Some(ranged(kind, k, v, ranges::NODES)?),
                         other => return Err(unknown(other, "cmd, depth, movetime, nodes, tc")),
                     }
                 }
@@ -226,9 +256,9 @@ impl FromStr for PlayerSpec {
                 let (mut depth, mut movetime, mut nodes) = (None, None, None);
                 for (k, v) in &opts {
                     match k.as_str() {
-                        "depth" => depth = Some(num(kind, k, v)?),
-                        "movetime" => movetime = Some(num(kind, k, v)?),
-                        "nodes" => nodes = Some(num(kind, k, v)?),
+                        "depth" => depth = Some(ranged(kind, k, v, ranges::EXPECTIMINIMAX_DEPTH)?),
+                        "movetime" => movetime = Some(ranged(kind, k, v, ranges::MOVETIME_MS)?),
+                        "nodes" => nodes = Some(ranged(kind, k, v, ranges::NODES)?),
                         other => return Err(unknown(other, "depth, movetime, nodes, tc")),
                     }
                 }
@@ -240,7 +270,7 @@ impl FromStr for PlayerSpec {
                 }
                 Ok(PlayerSpec::Expectiminimax { depth, movetime, nodes, tc })
             }
-            other => Err(SpecError::UnknownKind(other.into())),
+            other => Err(SpecError::UnknownKind(crate::check::clip(other))),
         }
     }
 }

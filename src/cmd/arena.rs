@@ -14,7 +14,7 @@ use junglezero::config::Config;
 use junglezero::flip::FlipGame;
 use junglezero::game::Reason;
 use junglezero::games::GameName;
-use junglezero::store::write_atomic;
+use junglezero::store::write_output;
 
 use super::progress::bar;
 use crate::cli::ArenaArgs;
@@ -52,7 +52,7 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.games_out {
         let date = today();
         let text: String = outcome.games.iter().enumerate().map(|(i, g)| game_pgn(g, i + 1, &name_a, &name_b, &rules, &date)).collect();
-        write_atomic(path, text.as_bytes())?;
+        write_output(path, text.as_bytes())?;
     }
     Ok(())
 }
@@ -140,7 +140,7 @@ fn report<G: MatchGame>(args: &ArenaArgs, outcome: &MatchOutcome<G>, settings: &
         v["forfeits"] = serde_json::json!({"a": outcome.forfeits_a, "b": outcome.forfeits_b});
         v["time_losses"] = serde_json::json!({"a": time_a, "b": time_b});
         v["adjudicated"] = serde_json::json!({"draws": adjudicated_draws, "decided": adjudicated.len() - adjudicated_draws});
-        write_atomic(path, serde_json::to_string_pretty(&v)?.as_bytes())?;
+        write_output(path, serde_json::to_string_pretty(&v)?.as_bytes())?;
     }
     Ok(())
 }

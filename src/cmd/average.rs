@@ -44,7 +44,7 @@ pub fn run(args: AverageArgs) -> anyhow::Result<()> {
     let how = args.decay.map_or_else(|| "mean".to_string(), |d| format!("ema{d}"));
     meta.id = format!("{}-{how}-of-{}", meta.id, args.models.len());
     meta.created = now();
-    modelfile::save(&args.out, &avg, &meta)?;
+    modelfile::save_output(&args.out, &avg, &meta)?;
     println!("wrote {} ({}: {} networks, {})", args.out.display(), meta.id, args.models.len(), meta.model.describe());
     Ok(())
 }

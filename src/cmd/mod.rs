@@ -25,14 +25,14 @@ use crate::cli::{ConfigArgs, PositionArgs};
 
 /// The game described by `--fen` and `--rules`, over `base` rules.
 pub fn game_from_args(args: &PositionArgs, base: Rules) -> anyhow::Result<JungleGame> {
-    let pos = parse_fen(&args.fen).with_context(|| format!("bad --fen '{}'", args.fen))?;
+    let pos = parse_fen(&args.fen).with_context(|| format!("bad --fen '{}'", junglezero::check::clip(&args.fen)))?;
     let mut rules = base;
     if let Some(spec) = &args.rules {
         rules.apply_overrides(spec).context("bad --rules")?;
     }
     let mut game = JungleGame::new(pos, rules);
     for (i, text) in history_moves(args).enumerate() {
-        game.play_text(text).with_context(|| format!("bad --moves: move {} '{text}'", i + 1))?;
+        game.play_text(text).with_context(|| format!("bad --moves: move {} '{}'", i + 1, junglezero::check::clip(text)))?;
     }
     Ok(game)
 }
@@ -52,10 +52,10 @@ pub fn flip_game_from_args(args: &PositionArgs, base: junglezero::flip::FlipRule
     let mut game = if args.fen == junglezero::jungle::START_FEN {
         junglezero::flip::FlipGame::start(rules)
     } else {
-        junglezero::flip::parse_position(&args.fen, rules).with_context(|| format!("bad --fen '{}'", args.fen))?
+        junglezero::flip::parse_position(&args.fen, rules).with_context(|| format!("bad --fen '{}'", junglezero::check::clip(&args.fen)))?
     };
     for (i, text) in history_moves(args).enumerate() {
-        junglezero::flip::play_text(&mut game, text).with_context(|| format!("bad --moves: move {} '{text}'", i + 1))?;
+        junglezero::flip::play_text(&mut game, text).with_context(|| format!("bad --moves: move {} '{}'", i + 1, junglezero::check::clip(text)))?;
     }
     Ok(game)
 }

@@ -90,14 +90,14 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let config = run_config(&run, args.config.config.as_deref(), &args.config.set)?;
     let _lock = run.lock_trainer()?;
     match config.game {
-        GameName::Jungle => train_game::<JungleGame>(run, config),
-        GameName::Flip => train_game::<FlipGame>(run, config),
+        GameName::Jungle => train_game::<JungleGame>(run, config, args.rebuild),
+        GameName::Flip => train_game::<FlipGame>(run, config, args.rebuild),
     }
 }
 
-fn train_game<G: RunGame>(run: RunDir, config: Config) -> anyhow::Result<()> {
+fn train_game<G: RunGame>(run: RunDir, config: Config, rebuild: bool) -> anyhow::Result<()> {
     let location = run.location();
-    let mut pipeline = Pipeline::<G>::open(run, config)?;
+    let mut pipeline = Pipeline::<G>::open_with(run, config, rebuild)?;
     let c = &pipeline.config;
     tracing::info!(
         "training {} ({}) in {location}: {} games per generation, {} net on {}, {} self-play workers x {} games in flight",
@@ -144,13 +144,13 @@ pub fn learn(args: LearnArgs) -> anyhow::Result<()> {
     let config = run_config(&run, args.config.as_deref(), &args.set)?;
     let _lock = run.lock_trainer()?;
     match config.game {
-        GameName::Jungle => learn_game::<JungleGame>(run, config, args.min_games),
-        GameName::Flip => learn_game::<FlipGame>(run, config, args.min_games),
+        GameName::Jungle => learn_game::<JungleGame>(run, config, args.min_games, args.rebuild),
+        GameName::Flip => learn_game::<FlipGame>(run, config, args.min_games, args.rebuild),
     }
 }
 
-fn learn_game<G: RunGame>(run: RunDir, config: Config, min_games: u64) -> anyhow::Result<()> {
-    let mut pipeline = Pipeline::<G>::open(run, config)?;
+fn learn_game<G: RunGame>(run: RunDir, config: Config, min_games: u64, rebuild: bool) -> anyhow::Result<()> {
+    let mut pipeline = Pipeline::<G>::open_with(run, config, rebuild)?;
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
     let mut progress = |s: &str, d: u64, t: u64, m: &str| bars.update(s, d, t, m);

@@ -88,7 +88,7 @@ pub fn position(g: &FlipGame) -> String {
 /// most once, as many face-down squares as face-down pieces (under `own_half`, in each half as
 /// many as that colour has face down), and no face-up piece before colours are decided.
 pub fn parse_position(text: &str, rules: FlipRules) -> Result<FlipGame, PositionError> {
-    let err = |why: String| PositionError { text: text.to_string(), why };
+    let err = |why: String| PositionError { text: crate::check::clip(text), why };
     let fields: Vec<&str> = text.split_whitespace().collect();
     if fields.len() != 6 {
         return Err(err(format!("expected 6 fields (board, mover, colour, hidden, quiet, ply), found {}", fields.len())));

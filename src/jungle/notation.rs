@@ -28,6 +28,10 @@ pub enum FenError {
     OwnDen { piece: Piece, square: Square },
     #[error("{kind} in water at {square} (only the Rat may enter water)")]
     InWater { kind: Kind, square: Square },
+    #[error("FEN has no pieces at all")]
+    NoPieces,
+    #[error("pieces stand in both dens: both sides cannot have won")]
+    BothDens,
     #[error("FEN has no side to move")]
     MissingSide,
     #[error("unknown side to move '{0}' in FEN (expected w or r for Red, b for Blue)")]
@@ -96,11 +100,18 @@ pub fn parse_fen(fen: &str) -> Result<Position, FenError> {
             return Err(FenError::RankWidth { rank, width: file });
         }
     }
+    if pos.all_occupied() == 0 {
+        return Err(FenError::NoPieces);
+    }
+    // A piece in the other side's den has won the game; both at once cannot happen.
+    if Side::BOTH.iter().all(|&s| pos.occupied(s) & DEN[s.flip().index()] != 0) {
+        return Err(FenError::BothDens);
+    }
     let side = match fields.next() {
         None => return Err(FenError::MissingSide),
         Some("w" | "r" | "W" | "R") => Side::Red,
         Some("b" | "B") => Side::Blue,
-        Some(other) => return Err(FenError::UnknownSide(other.into())),
+        Some(other) => return Err(FenError::UnknownSide(crate::check::clip(other))),
     };
     pos.set_side(side);
     let mut rest: Vec<&str> = fields.collect();
@@ -109,18 +120,18 @@ pub fn parse_fen(fen: &str) -> Result<Position, FenError> {
         rest.remove(0);
     }
     let halfmove = match rest.first() {
-        Some(v) => v.parse::<u16>().map_err(|_| FenError::BadCounter { field: "plies since capture", value: (*v).into() })?,
+        Some(v) => v.parse::<u16>().map_err(|_| FenError::BadCounter { field: "plies since capture", value: crate::check::clip(v) })?,
         None => 0,
     };
     let fullmove = match rest.get(1) {
         Some(v) => match v.parse::<u32>() {
             Ok(n) if (1..=1_000_000).contains(&n) => n,
-            _ => return Err(FenError::BadCounter { field: "move number", value: (*v).into() }),
+            _ => return Err(FenError::BadCounter { field: "move number", value: crate::check::clip(v) }),
         },
         None => 1,
     };
     if let Some(extra) = rest.get(2) {
-        return Err(FenError::Trailing((*extra).into()));
+        return Err(FenError::Trailing(crate::check::clip(extra)));
     }
     pos.set_counters(halfmove, (fullmove - 1) * 2 + side.index() as u32);
     Ok(pos)

@@ -195,16 +195,11 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Pa
     if let Some(dir) = st_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| write_err(dir, e))?;
     }
-    // Weights: written to a temporary name, made world-readable (the store writes 0600), renamed.
-    let tmp = st_path.with_extension(format!("safetensors.tmp-{}", std::process::id()));
-    let mut store = SafetensorsStore::from_file(&tmp).with_to_adapter(BurnToPyTorchAdapter).overwrite(true);
+    // Weights: serialised in memory, then written as any output the user names.
+    let mut store = SafetensorsStore::from_bytes(None).with_to_adapter(BurnToPyTorchAdapter);
     eval.net().clone().save_into(&mut store).map_err(|e| write_err(&st_path, format!("{e:?}")))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o644));
-    }
-    std::fs::rename(&tmp, &st_path).map_err(|e| write_err(&st_path, e))?;
+    let weights = store.get_bytes().map_err(|e| write_err(&st_path, format!("{e:?}")))?;
+    store::write_output(&st_path, &weights)?;
 
     // Samples: inputs and this network's outputs.
     let inputs = game.inputs.clone();
@@ -229,7 +224,7 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Pa
         }
         npz.finish().map_err(|e| write_err(&npz_path, e))?;
     }
-    store::write_atomic(&npz_path, &bytes)?;
+    store::write_output(&npz_path, &bytes)?;
 
     // Description.
     let m = &meta.model;
@@ -281,6 +276,6 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Pa
         },
     });
     let text = serde_json::to_string_pretty(&description).map_err(|e| write_err(&json_path, e))?;
-    store::write_atomic(&json_path, text.as_bytes())?;
+    store::write_output(&json_path, text.as_bytes())?;
     Ok((st_path, json_path, npz_path))
 }

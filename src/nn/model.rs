@@ -281,6 +281,22 @@ impl Net {
         self.shape
     }
 
+    /// Whether every weight and running statistic is a finite number (a diverged training
+    /// leaves NaN or infinities, and such a network must not be saved, promoted or played).
+    pub fn is_finite(&self) -> bool {
+        struct Finite(bool);
+        impl burn::module::ModuleVisitor for Finite {
+            fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+                if self.0 {
+                    self.0 = param.val().into_data().iter::<f32>().all(f32::is_finite);
+                }
+            }
+        }
+        let mut v = Finite(true);
+        self.visit(&mut v);
+        v.0
+    }
+
     /// Whether the network has a moves-left head.
     pub fn has_moves_left(&self) -> bool {
         self.moves_left.is_some()

@@ -36,6 +36,10 @@ pub struct ModelMeta {
     pub rules: String,
     /// A short name, e.g. `gen-0007` or `random-init`.
     pub id: String,
+    /// The identity of the run that trained it (its trainer checkpoint's `run_id`; empty for a
+    /// network made outside a run, or by a build older than run identities).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run: String,
     pub generation: u64,
     pub train_steps: u64,
     /// Self-play games the run had produced when this network was written.
@@ -87,6 +91,13 @@ pub fn encode(net: &Net, meta: &ModelMeta) -> Result<Vec<u8>, EncodeError> {
 pub fn save(path: &Path, net: &Net, meta: &ModelMeta) -> Result<(), StoreError> {
     let bytes = encode(net, meta).map_err(|e| StoreError::new("cannot serialise model for", path, std::io::Error::other(e)))?;
     store::write_atomic(path, &bytes)
+}
+
+/// Saves to a path the user named (see [`store::write_output`]: a link, a device or a pipe is
+/// written through, not replaced).
+pub fn save_output(path: &Path, net: &Net, meta: &ModelMeta) -> Result<(), StoreError> {
+    let bytes = encode(net, meta).map_err(|e| StoreError::new("cannot serialise model for", path, std::io::Error::other(e)))?;
+    store::write_output(path, &bytes)
 }
 
 /// Splits and checks a model file's bytes: (meta, burnpack weights).
@@ -148,10 +159,14 @@ pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) ->
     }
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights))
         .map_err(|e| ModelFileError::Weights { path: path.into(), message: e.to_string() })?;
-    meta.model
+    let net = meta.model
         .init(shape, device)
         .try_load_record(record)
-        .map_err(|e| ModelFileError::Weights { path: path.into(), message: one_line(&e.to_string()) })
+        .map_err(|e| ModelFileError::Weights { path: path.into(), message: one_line(&e.to_string()) })?;
+    if !net.is_finite() {
+        return Err(ModelFileError::Weights { path: path.into(), message: "some weights are NaN or infinite (the training that wrote them diverged)".into() });
+    }
+    Ok(net)
 }
 
 /// The message on one line, cut to about 300 bytes on a character boundary.
@@ -169,14 +184,14 @@ fn one_line(s: &str) -> String {
 
 /// Reads only a model file's header (checksum verified).
 pub fn read_meta(path: &Path) -> Result<ModelMeta, ModelFileError> {
-    let bytes = store::read(path)?;
+    let bytes = store::read_framed(path, &MODEL_FORMAT, store::caps::MODEL)?;
     Ok(decode(&bytes, &path.display().to_string())?.0)
 }
 
 /// Loads a model file of the game of `shape` onto `device`.
 pub fn load(path: &Path, device: &Device, shape: Shape) -> Result<(Net, ModelMeta), ModelFileError> {
     let name = path.display().to_string();
-    let bytes = store::read(path)?;
+    let bytes = store::read_framed(path, &MODEL_FORMAT, store::caps::MODEL)?;
     let (meta, weights) = decode(&bytes, &name)?;
     check_game(&meta, shape, &name)?;
     let net = build(&meta, weights, device, &name)?;
@@ -186,7 +201,7 @@ pub fn load(path: &Path, device: &Device, shape: Shape) -> Result<(Net, ModelMet
 /// Loads a model file of whichever game it holds onto `device`.
 pub fn load_any(path: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelFileError> {
     let name = path.display().to_string();
-    let bytes = store::read(path)?;
+    let bytes = store::read_framed(path, &MODEL_FORMAT, store::caps::MODEL)?;
     let (meta, weights) = decode(&bytes, &name)?;
     let net = build(&meta, weights, device, &name)?;
     Ok((net, meta))
@@ -200,6 +215,7 @@ pub fn fresh_meta(model: &ModelConfig, shape: Shape, rules: &str, id: &str) -> M
         model: model.clone(),
         rules: rules.to_string(),
         id: id.into(),
+        run: String::new(),
         generation: 0,
         train_steps: 0,
         games: 0,

@@ -2,10 +2,12 @@
 //!
 //! Verbs: `uci`, `isready`, `ucinewgame`, `position startpos|fen FEN [moves ...]`,
 //! `go depth|movetime|nodes|wtime|btime|winc|binc|movestogo|infinite`, `stop`, `quit`,
-//! `setoption name X value Y`. Searches run on a worker thread so `stop` and `isready` are
-//! answered at once; any other command waits for the running search to finish (an infinite
-//! one is stopped first). Malformed or illegal lines get `info string error: ...` and the
-//! engine keeps serving. End of input ends the session cleanly.
+//! `setoption name X value Y`. Input is read on a thread of its own and searches run on a
+//! worker thread, so `stop`, `isready` and `quit` are answered at once during any search; any
+//! other command waits in order for the running search to finish (an infinite one is stopped
+//! first). Malformed or illegal lines get `info string error: ...`, lines longer than 1 MiB
+//! are refused without being held in memory, and the engine keeps serving. End of input ends
+//! the session cleanly.
 //!
 //! `setoption name UCI_Variant value flip` (or `jungle`) switches the game; `junglezero uci
 //! --game flip` starts with the flip game. In the flip game positions are its position strings
@@ -18,8 +20,9 @@ pub mod parse;
 pub mod session;
 pub mod variant;
 
-use std::io::{BufRead, Write};
-use std::sync::{Arc, Mutex};
+use std::collections::VecDeque;
+use std::io::{BufReader, Read, Write};
+use std::sync::{Arc, Mutex, mpsc};
 
 use crate::config::Config;
 use crate::flip::FlipGame;
@@ -27,7 +30,9 @@ use crate::games::GameName;
 use crate::jungle::JungleGame;
 use options::OptionError;
 use parse::Command;
-use session::Session;
+use crate::store::caps;
+use crate::store::lines::CappedLines;
+use session::{Session, SessionControl};
 
 /// Where protocol output goes; shared with the search thread.
 pub type Out = Arc<Mutex<dyn Write + Send>>;
@@ -68,18 +73,87 @@ impl Server {
     }
 
     /// Reads commands until `quit` or end of input.
-    pub fn serve(&mut self, input: impl BufRead) {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
+    pub fn serve(&mut self, input: impl Read + Send + 'static) {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = CappedLines::new(BufReader::new(input), caps::LINE);
+            while let Some(line) = lines.next_line() {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // Commands that wait for the running search, in the order they came.
+        let mut waiting: VecDeque<Command> = VecDeque::new();
+        // At the end of the input the commands still waiting run in turn; then the last
+        // search is stopped.
+        let mut ended = false;
+        loop {
+            while !self.busy() {
+                let Some(cmd) = waiting.pop_front() else { break };
+                self.handle(cmd);
+            }
+            if ended {
+                if waiting.is_empty() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                continue;
+            }
+            let line = if self.busy() {
+                match rx.recv_timeout(std::time::Duration::from_millis(5)) {
+                    Ok(line) => line,
+                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        ended = true;
+                        continue;
+                    }
+                }
+            } else {
+                match rx.recv() {
+                    Ok(line) => line,
+                    Err(_) => break,
+                }
+            };
+            let line = match line {
+                Ok(line) => line,
+                Err(too_long) => {
+                    send(&self.out, &format!("info string error: {too_long}"));
+                    continue;
+                }
+            };
             match parse::parse(&line) {
                 Ok(Command::Quit) => break,
+                // Answered at once, during a search too (`isready` does not wait for the
+                // commands queued behind the search: they run in order all the same).
+                Ok(cmd @ (Command::IsReady | Command::Stop | Command::Nothing)) => self.handle(cmd),
+                Ok(cmd) if self.busy() || !waiting.is_empty() => {
+                    // A command after `go infinite` ends that search, as it always has.
+                    self.with_session(|s| {
+                        if s.searching_until_stopped() {
+                            s.halt_search();
+                        }
+                    });
+                    waiting.push_back(cmd);
+                }
                 Ok(cmd) => self.handle(cmd),
                 Err(e) => send(&self.out, &format!("info string error: {e}")),
             }
         }
+        self.with_session(|s| s.stop());
+    }
+
+    fn busy(&mut self) -> bool {
+        let mut busy = false;
+        self.with_session(|s| busy = s.busy());
+        busy
+    }
+
+    /// Runs `f` on the session of the game being served.
+    fn with_session(&mut self, f: impl FnOnce(&mut dyn SessionControl)) {
         match &mut self.game {
-            Some(Variant::Jungle(s)) => s.stop(),
-            Some(Variant::Flip(s)) => s.stop(),
+            Some(Variant::Jungle(s)) => f(s),
+            Some(Variant::Flip(s)) => f(s),
             None => {}
         }
     }
@@ -129,5 +203,5 @@ impl Server {
 pub fn serve_stdio(config: Config) {
     let out: Out = Arc::new(Mutex::new(std::io::stdout()));
     let mut server = Server::new(config, out);
-    server.serve(std::io::stdin().lock());
+    server.serve(std::io::stdin());
 }

@@ -59,7 +59,7 @@ pub enum ParseError {
 
 fn number<T: std::str::FromStr>(tokens: &mut std::slice::Iter<&str>, what: &str) -> Result<T, ParseError> {
     let t = tokens.next().ok_or_else(|| ParseError::MissingNumber(what.into()))?;
-    t.parse().map_err(|_| ParseError::NotANumber { what: what.into(), token: t.to_string() })
+    t.parse().map_err(|_| ParseError::NotANumber { what: what.into(), token: crate::check::clip(t) })
 }
 
 /// Parses one line.
@@ -76,7 +76,7 @@ pub fn parse(line: &str) -> Result<Command, ParseError> {
         "position" => parse_position(rest),
         "go" => parse_go(rest).map(Command::Go),
         "setoption" => parse_setoption(rest),
-        other => Err(ParseError::UnknownCommand(other.into())),
+        other => Err(ParseError::UnknownCommand(crate::check::clip(other))),
     }
 }
 
@@ -96,21 +96,36 @@ fn parse_position(rest: &[&str]) -> Result<Command, ParseError> {
     }
 }
 
+/// The longest time a `go` line may give, in milliseconds (about 115 days): larger times are
+/// taken as this, so that no deadline computed from them can overflow.
+pub const MAX_GO_MS: u64 = 10_000_000_000;
+
+/// A time in milliseconds (or a depth), at most [`MAX_GO_MS`]; a negative one (some hosts
+/// send a clock that ran out as a negative number) is 0.
+fn clamped(tokens: &mut std::slice::Iter<&str>, what: &str) -> Result<u64, ParseError> {
+    let t = tokens.next().ok_or_else(|| ParseError::MissingNumber(what.into()))?;
+    match t.parse::<i128>() {
+        Ok(v) => Ok(v.clamp(0, i128::from(MAX_GO_MS)) as u64),
+        Err(_) => Err(ParseError::NotANumber { what: what.into(), token: crate::check::clip(t) }),
+    }
+}
+
 fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
     let mut p = GoParams::default();
     let mut it = rest.iter();
     while let Some(&t) = it.next() {
         match t {
-            "depth" => p.depth = Some(number(&mut it, t)?),
+            // Larger than any search reaches: taken as the most there is.
+            "depth" => p.depth = Some(u32::try_from(clamped(&mut it, t)?).unwrap_or(u32::MAX)),
             "nodes" => p.nodes = Some(number(&mut it, t)?),
-            "movetime" => p.movetime = Some(number(&mut it, t)?),
-            "wtime" => p.wtime = Some(number(&mut it, t)?),
-            "btime" => p.btime = Some(number(&mut it, t)?),
-            "winc" => p.winc = Some(number(&mut it, t)?),
-            "binc" => p.binc = Some(number(&mut it, t)?),
+            "movetime" => p.movetime = Some(clamped(&mut it, t)?),
+            "wtime" => p.wtime = Some(clamped(&mut it, t)?),
+            "btime" => p.btime = Some(clamped(&mut it, t)?),
+            "winc" => p.winc = Some(clamped(&mut it, t)?),
+            "binc" => p.binc = Some(clamped(&mut it, t)?),
             "movestogo" => p.movestogo = Some(number(&mut it, t)?),
             "infinite" => p.infinite = true,
-            other => return Err(ParseError::UnknownGoParameter(other.into())),
+            other => return Err(ParseError::UnknownGoParameter(crate::check::clip(other))),
         }
     }
     if p.depth == Some(0) {

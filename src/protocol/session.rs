@@ -22,6 +22,29 @@ struct Running<G: ProtocolGame> {
     infinite: bool,
 }
 
+/// What the input loop needs of a session of any game while a search runs.
+pub trait SessionControl {
+    fn busy(&self) -> bool;
+    fn searching_until_stopped(&self) -> bool;
+    fn halt_search(&self);
+    fn stop(&mut self);
+}
+
+impl<G: ProtocolGame> SessionControl for Session<G> {
+    fn busy(&self) -> bool {
+        Session::busy(self)
+    }
+    fn searching_until_stopped(&self) -> bool {
+        Session::searching_until_stopped(self)
+    }
+    fn halt_search(&self) {
+        Session::halt_search(self)
+    }
+    fn stop(&mut self) {
+        Session::stop(self)
+    }
+}
+
 /// A session of game `G`.
 pub struct Session<G: ProtocolGame> {
     out: Out,
@@ -45,7 +68,7 @@ impl<G: ProtocolGame> Session<G> {
     }
 
     fn error(&self, msg: &str) {
-        send(&self.out, &format!("info string error: {msg}"));
+        send(&self.out, &format!("info string error: {}", crate::check::clip_message(msg)));
     }
 
     /// Stops any search and hands back the settings (for a session of another game).
@@ -57,7 +80,9 @@ impl<G: ProtocolGame> Session<G> {
     pub fn handle(&mut self, cmd: Command) {
         match cmd {
             Command::IsReady => send(&self.out, "readyok"),
-            Command::Stop => self.stop(),
+            // Only raises the flags: the search thread answers `bestmove` as soon as it stops,
+            // and the input loop keeps reading meanwhile.
+            Command::Stop => self.halt_search(),
             Command::Nothing => {}
             other => {
                 self.wait_for_search();
@@ -95,7 +120,7 @@ impl<G: ProtocolGame> Session<G> {
         };
         for (i, text) in moves.iter().enumerate() {
             if let Err(e) = game.play_text_move(text) {
-                return self.error(&format!("move {} ('{text}'): {e}; position unchanged", i + 1));
+                return self.error(&format!("move {} ('{}'): {e}; position unchanged", i + 1, crate::check::clip(text)));
             }
         }
         self.root = root.map(str::to_string);
@@ -148,11 +173,27 @@ impl<G: ProtocolGame> Session<G> {
         self.running = Some(Running { handle, stop, halt, infinite });
     }
 
+    /// Stops any search and waits for its thread.
     pub fn stop(&mut self) {
+        self.halt_search();
+        self.wait_for_search();
+    }
+
+    /// Asks a running search to stop (its thread answers `bestmove`); does not wait.
+    pub fn halt_search(&self) {
         if let Some(r) = &self.running {
             Self::halt(r);
         }
-        self.wait_for_search();
+    }
+
+    /// Whether a search is still running (one that has answered counts as done).
+    pub fn busy(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
+    }
+
+    /// Whether the running search goes on until `stop` (`go infinite`, or no limit at all).
+    pub fn searching_until_stopped(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| r.infinite && !r.handle.is_finished())
     }
 
     fn halt(r: &Running<G>) {

@@ -67,7 +67,7 @@ pub fn write_report(run: &RunDir) -> Result<PathBuf, ReportError> {
     plot("colours", plots::colours(&dir, &d))?;
     plot("reasons", plots::reasons(&dir, &d))?;
     plot("lengths", plots::lengths(&dir, &d))?;
-    let config = std::fs::read_to_string(run.config_path()).unwrap_or_default();
+    let config = crate::store::read_text_capped(&run.config_path(), crate::store::caps::CONFIG, "config file").unwrap_or_default();
     let md = markdown(run, &d, &config);
     let path = dir.join("report.md");
     store::write_atomic(&path, md.as_bytes())?;

@@ -278,7 +278,7 @@ pub fn write_shard<G: Trainable>(path: &Path, games: &[GameRecord<G>]) -> Result
 /// Reads a shard, naming the file in any error.
 pub fn read_shard<G: Trainable>(path: &Path) -> Result<Vec<GameRecord<G>>, ShardError> {
     let err = |error| ShardError { path: path.display().to_string(), error };
-    let bytes = store::read(path).map_err(|e| err(RecordError::Store(e)))?;
+    let bytes = store::read_framed(path, &SHARD_FORMAT, store::caps::SHARD).map_err(|e| err(RecordError::Store(e)))?;
     decode_shard(&bytes).map_err(err)
 }
 

@@ -38,9 +38,11 @@ impl ApiError {
     }
 }
 
-/// Newlines folded into spaces, so every error is one line.
+/// Newlines folded into spaces, so every error is one line, and the line cut to a readable
+/// length (a request that echoes a huge field does not get it back whole).
 fn one_line(s: String) -> String {
-    if s.contains('\n') { s.split_whitespace().collect::<Vec<_>>().join(" ") } else { s }
+    let s = if s.contains('\n') { s.split_whitespace().collect::<Vec<_>>().join(" ") } else { s };
+    crate::check::clip_message(&s)
 }
 
 impl std::fmt::Display for ApiError {

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -179,6 +178,7 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
     let guard = st.start_search(&req.session).await?;
     let st2 = st.clone();
     let mut position = req.position;
+    let _stop_if_dropped = super::StopOnDrop(guard.stop.clone());
     let reply = tokio::task::spawn_blocking(move || {
         let (mut ab, mut mc) = (None, None);
         let best = match &net {
@@ -352,8 +352,24 @@ pub struct RecordsReply {
     pub games: Vec<RecordView>,
 }
 
-/// The games in the uploaded file (PGN text or a self-play shard).
-pub async fn records(State(st): AppState, body: Bytes) -> Result<Json<RecordsReply>, ApiError> {
+/// The games in the uploaded file (PGN text or a self-play shard). An upload that says it is
+/// larger than [`super::MAX_UPLOAD`] is refused before its body is read; one that turns out
+/// larger is refused when it passes the limit.
+pub async fn records(State(st): AppState, headers: axum::http::HeaderMap, body: axum::body::Body) -> Result<Json<RecordsReply>, ApiError> {
+    let too_large = || ApiError { status: axum::http::StatusCode::PAYLOAD_TOO_LARGE, message: format!("the upload is larger than {} MiB", super::MAX_UPLOAD >> 20) };
+    let declared = headers.get(axum::http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > super::MAX_UPLOAD as u64) {
+        return Err(too_large());
+    }
+    let body = axum::body::to_bytes(body, super::MAX_UPLOAD).await.map_err(|e| {
+        // axum names the limit's error only in words.
+        let over = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source()).any(|e| e.to_string().contains("length limit"));
+        if over {
+            too_large()
+        } else {
+            ApiError::bad(format!("the upload was not read: {e}"))
+        }
+    })?;
     let rules = st.config.rules;
     let games = tokio::task::spawn_blocking(move || parse_records(&body, rules)).await.map_err(|_| ApiError::internal("reading the records failed"))??;
     Ok(Json(RecordsReply { games }))
@@ -377,6 +393,33 @@ pub async fn report_files(State(st): AppState) -> Result<Json<ReportFiles>, ApiE
         .collect();
     files.sort();
     Ok(Json(ReportFiles { files }))
+}
+
+/// One file of the run's report directory: a plain file named by letters, digits, `.`, `-` and
+/// `_` (not starting with `.`); a symbolic link or anything else is not served.
+pub async fn report_file(State(st): AppState, axum::extract::Path(name): axum::extract::Path<String>) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
+    let dir = st.report_dir.as_ref().ok_or_else(|| ApiError::not_found("no run was given (start the server with --run DIR)"))?;
+    let plain_name = !name.is_empty() && !name.starts_with('.') && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    let path = dir.join(&name);
+    let is_file = plain_name && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
+    if !is_file {
+        return Err(ApiError::not_found(format!("the report has no file '{}'", crate::check::clip(&name))));
+    }
+    let bytes = tokio::task::spawn_blocking(move || crate::store::read_capped(&path, 256 << 20, "report file"))
+        .await
+        .map_err(|_| ApiError::internal("reading the file failed"))?
+        .map_err(|e| ApiError::not_found(format!("the report file cannot be read: {e}")))?;
+    let kind = match name.rsplit('.').next().unwrap_or("") {
+        "png" => "image/png",
+        "svg" => "image/svg+xml",
+        "md" => "text/markdown; charset=utf-8",
+        "json" => "application/json",
+        "html" => "text/html; charset=utf-8",
+        "csv" | "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    };
+    Ok(([(axum::http::header::CONTENT_TYPE, kind)], bytes).into_response())
 }
 
 pub async fn not_found() -> ApiError {

@@ -3,8 +3,14 @@
 //! analysis, the page's files embedded in the binary, and a run's `report/` when asked.
 //!
 //! Every search runs on its own thread, holds one of a few search slots (a request that finds
-//! none free gets 429), and is capped in simulations, depth and time. A page names its session;
-//! a session's new search stops its previous one. No request names a file the server opens.
+//! none free gets 429), and is capped in simulations, depth and time; a client that goes away
+//! stops its search. A page names its session; a session's new search stops its previous one.
+//! No request names a file the server opens outside the report folder, and none there that is
+//! not a plain file (a symbolic link is refused).
+//!
+//! Connections are limited ([`MAX_CONNECTIONS`] at once; more are closed at once), a client
+//! must send a request's headers within [`HEADER_TIMEOUT`] (an idle kept-alive connection is
+//! closed after as long) and its body within [`BODY_TIMEOUT`].
 
 pub mod analysis;
 pub mod assets;
@@ -21,7 +27,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 
 pub use error::ApiError;
@@ -33,6 +38,13 @@ use crate::nn::burn_eval::NetEvaluator;
 pub const MAX_UPLOAD: usize = 64 << 20;
 /// How long a search request waits for a free slot before it is refused.
 const SLOT_WAIT: Duration = Duration::from_secs(3);
+/// Connections served at once; further ones are closed as soon as they are accepted.
+pub const MAX_CONNECTIONS: usize = 256;
+/// How long a client has to send a request's headers (and how long a kept-alive connection
+/// may sit idle).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client has to send a request's body (an upload of [`MAX_UPLOAD`] included).
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What the server serves.
 pub struct ServeState {
@@ -91,6 +103,16 @@ impl ServeState {
     }
 }
 
+/// Raises a search's stop flag when dropped: held by a request's handler, so that a client
+/// that goes away (its request dropped mid-search) stops the search and frees its slot.
+pub struct StopOnDrop(pub Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// A running search's slot and stop flag; dropping it frees both.
 pub struct SearchGuard {
     state: Arc<ServeState>,
@@ -115,7 +137,7 @@ fn check_session(s: &str) -> Result<(), ApiError> {
 
 /// The whole application: page, API and (when a run was given) its report.
 pub fn router(state: Arc<ServeState>) -> Router {
-    let mut app = Router::new()
+    let app = Router::new()
         .route("/", get(assets::index))
         .route("/app.js", get(assets::script))
         .route("/style.css", get(assets::style))
@@ -124,19 +146,66 @@ pub fn router(state: Arc<ServeState>) -> Router {
         .route("/api/engine", post(handlers::engine_move))
         .route("/api/analyse", get(handlers::analyse))
         .route("/api/stop", post(handlers::stop))
-        .route("/api/records", post(handlers::records).layer(DefaultBodyLimit::max(MAX_UPLOAD)))
-        .route("/api/report", get(handlers::report_files));
-    if let Some(dir) = &state.report_dir {
-        app = app.nest_service("/report", tower_http::services::ServeDir::new(dir));
-    }
-    app.fallback(handlers::not_found).method_not_allowed_fallback(handlers::method_not_allowed).with_state(state)
+        .route("/api/records", post(handlers::records))
+        .route("/api/report", get(handlers::report_files))
+        .route("/report/{name}", get(handlers::report_file));
+    app.fallback(handlers::not_found)
+        .method_not_allowed_fallback(handlers::method_not_allowed)
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
+        .with_state(state)
 }
 
 /// Serves `router(state)` on `listener` until Ctrl-C.
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<ServeState>) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    serve_until(listener, router(state), ConnectionLimits::default(), ctrl_c).await
+}
+
+/// What a connection may take: how many are served at once, and how long a client has for a
+/// request's headers (or may sit idle between requests).
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectionLimits {
+    pub connections: usize,
+    pub header_timeout: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits { connections: MAX_CONNECTIONS, header_timeout: HEADER_TIMEOUT }
+    }
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, under `limits`.
+pub async fn serve_until(listener: tokio::net::TcpListener, app: Router, limits: ConnectionLimits, shutdown: impl std::future::Future<Output = ()>) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+    let connections = Arc::new(tokio::sync::Semaphore::new(limits.connections.max(1)));
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(c) => c,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait for connections to end.
+                    tracing::warn!("cannot accept a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let service = TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(TokioTimer::new()).header_read_timeout(limits.header_timeout);
+            let _ = http.serve_connection(TokioIo::new(stream), service).await;
+        });
+    }
 }

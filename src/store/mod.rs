@@ -5,11 +5,12 @@
 pub mod events;
 pub mod framed;
 pub mod hooks;
+pub mod lines;
 pub mod remote;
 pub mod run;
 
 use std::fs::{self, File};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// A file-system error with the path it concerns.
@@ -59,6 +60,71 @@ pub fn write_atomic_with(path: &Path, write: impl FnOnce(&mut File) -> std::io::
     })
 }
 
+/// Renames `from` to `to` unless `to` exists (then an error that says so, and both stay as
+/// they were). A hard link claims the new name atomically; where the file system has none,
+/// the check and the rename are two steps.
+pub fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+    let exists = || std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("{} already exists and is never replaced", to.display()));
+    match fs::hard_link(from, to) {
+        Ok(()) => fs::remove_file(from),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(e),
+        Err(_) if to.exists() => Err(exists()),
+        Err(_) => fs::rename(from, to),
+    }
+}
+
+/// Writes a file the user named on the command line (`--json`, `--games-out`, `--out`): a
+/// regular file (or a new name) atomically as [`write_atomic`] does; a symbolic link at its
+/// target, so the link stays; anything else that is not a directory (a device such as
+/// `/dev/stdout` or `/dev/null`, a FIFO) by writing through to it, since replacing it with a
+/// file would destroy what the user named.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_output_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_output`] for a writer that fills a file (and may seek in it).
+pub fn write_output_with(path: &Path, write: impl FnOnce(&mut File) -> std::io::Result<()>) -> Result<(), StoreError> {
+    let target = output_target(path).map_err(|e| StoreError::new("cannot write", path, e))?;
+    match fs::metadata(&target) {
+        Ok(m) if m.is_dir() => Err(StoreError::new("cannot write", path, std::io::Error::other("is a directory"))),
+        Ok(m) if !m.is_file() => write_through(&target, write).map_err(|e| StoreError::new("cannot write", path, e)),
+        _ => write_atomic_with(&target, write),
+    }
+}
+
+/// Where writing `path` should land: `path` itself, or for a symbolic link (a chain of them)
+/// the file it points to, existing or not.
+fn output_target(path: &Path) -> std::io::Result<PathBuf> {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// Writes into an existing file that is not a regular file. The writer may seek, which a pipe
+/// cannot: it fills an unnamed temporary file, which is then copied over.
+fn write_through(target: &Path, write: impl FnOnce(&mut File) -> std::io::Result<()>) -> std::io::Result<()> {
+    let mut out = fs::OpenOptions::new().write(true).open(target)?;
+    let scratch = std::env::temp_dir().join(format!(".junglezero-out.tmp-{}-{}", std::process::id(), clock_seed()));
+    let mut tmp = fs::OpenOptions::new().read(true).write(true).create_new(true).open(&scratch)?;
+    let _ = fs::remove_file(&scratch);
+    write(&mut tmp)?;
+    std::io::Seek::seek(&mut tmp, std::io::SeekFrom::Start(0))?;
+    std::io::copy(&mut tmp, &mut out)?;
+    out.flush()
+}
+
 /// The failure a test asked for at the `store::write` fault point (tests build with
 /// `fail/failpoints`; otherwise the point does not exist): `enospc` (the disk is full), `short`
 /// (half the bytes reach the file, then the disk fills), anything else a plain I/O error.
@@ -74,9 +140,89 @@ fn injected_fault(kind: Option<&str>, f: &mut File, bytes: &[u8]) -> std::io::Re
     }
 }
 
-/// Reads a whole file, naming it in the error.
+/// How much of each kind of outside input is read at most: a longer file (or an endless one,
+/// such as `/dev/zero` or a pipe) is refused once the cap is passed, never read whole.
+pub mod caps {
+    /// A config file (TOML).
+    pub const CONFIG: u64 = 1 << 20;
+    /// A model file: the largest network `model` settings allow is well under this.
+    pub const MODEL: u64 = 1 << 30;
+    /// A trainer checkpoint: weights and two optimiser moments.
+    pub const CHECKPOINT: u64 = 4 << 30;
+    /// A game shard.
+    pub const SHARD: u64 = 1 << 30;
+    /// A run's metrics file.
+    pub const METRICS: u64 = 1 << 30;
+    /// One line of the text protocol, or of an external engine's output.
+    pub const LINE: usize = 1 << 20;
+    /// A text file of positions or moves given on the command line.
+    pub const TEXT: u64 = 64 << 20;
+}
+
+/// `bytes` in words for messages: "1 MiB", "4 GiB".
+pub fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// Reads a whole file of the run's own (for upload), up to the largest cap of any kind,
+/// naming it in the error.
 pub fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
-    fs::read(path).map_err(|e| StoreError::new("cannot read", path, e))
+    read_capped(path, caps::CHECKPOINT, "run file").map_err(|e| StoreError::new("cannot read", path, e))
+}
+
+/// Reads at most `cap` bytes of `path`; more is an error that names `what` and the cap. A
+/// directory is refused by name rather than read.
+pub fn read_capped(path: &Path, cap: u64, what: &str) -> std::io::Result<Vec<u8>> {
+    read_rest(File::open(path)?, Vec::new(), cap, what)
+}
+
+/// The rest of `f` after `bytes` (already read from it), `cap` bytes in all at most.
+fn read_rest(f: File, mut bytes: Vec<u8>, cap: u64, what: &str) -> std::io::Result<Vec<u8>> {
+    let meta = f.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("is a directory"));
+    }
+    let too_big = || std::io::Error::other(format!("larger than {}, the most a {what} may be", human_bytes(cap)));
+    if meta.is_file() && meta.len() > cap {
+        return Err(too_big());
+    }
+    if meta.is_file() {
+        bytes.reserve(meta.len() as usize);
+    }
+    let left = (cap + 1).saturating_sub(bytes.len() as u64);
+    f.take(left).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`] for text: the file as UTF-8.
+pub fn read_text_capped(path: &Path, cap: u64, what: &str) -> std::io::Result<String> {
+    String::from_utf8(read_capped(path, cap, what)?).map_err(|_| std::io::Error::other(format!("not a text file (a {what} is UTF-8 text)")))
+}
+
+/// Reads a binary file of `format` (at most `cap` bytes), naming it in the error. Its first
+/// bytes are checked for the format's magic number before the rest is read, so a file of
+/// another kind (or an endless stream) costs a few bytes, not its whole size: then only those
+/// bytes are returned, and the format's reader refuses them as it refuses any wrong magic.
+pub fn read_framed(path: &Path, format: &framed::Format, cap: u64) -> Result<Vec<u8>, StoreError> {
+    let err = |e| StoreError::new("cannot read", path, e);
+    let f = File::open(path).map_err(err)?;
+    if f.metadata().map_err(err)?.is_dir() {
+        return Err(err(std::io::Error::other("is a directory")));
+    }
+    let mut head = Vec::with_capacity(4);
+    (&f).take(4).read_to_end(&mut head).map_err(err)?;
+    if head != format.magic {
+        return Ok(head);
+    }
+    read_rest(f, head, cap, format.what).map_err(err)
 }
 
 /// Removes temporary files left by writers that were killed (`.NAME.tmp-PID`).

@@ -223,6 +223,17 @@ impl RunDir {
         [self.model_path(g), self.candidate_path(g), self.rejected_path(g)].into_iter().find(|p| p.exists())
     }
 
+    /// The highest generation the run has produced (promoted, waiting or rejected).
+    pub fn highest_generation(&self) -> Option<u64> {
+        [self.promoted(), self.candidates(), self.rejected()].into_iter().filter_map(|l| l.last().map(|g| g.0)).max()
+    }
+
+    /// Whether the run holds work that a trainer produced: a trained network (any generation
+    /// past 0) or a shard of games.
+    pub fn holds_work(&self) -> bool {
+        self.highest_generation().is_some_and(|g| g > 0) || !self.shards().is_empty()
+    }
+
     /// Game shards, oldest first: those not named after a generation (the teacher's, played
     /// before generation 1) first, then by name (model generation, then time).
     pub fn shards(&self) -> Vec<PathBuf> {
@@ -303,7 +314,7 @@ impl RunDir {
         }
         let (mut events, mut problems) = (Vec::new(), Vec::new());
         for path in &files {
-            match fs::read_to_string(path) {
+            match super::read_text_capped(path, super::caps::METRICS, "metrics file") {
                 Ok(text) => {
                     let (e, p) = super::events::parse(&text);
                     events.extend(e);
@@ -346,7 +357,8 @@ impl RunDir {
             r.claim_verdict(generation, verdict)?;
         }
         let action = if verdict == "promoted" { "cannot promote" } else { "cannot reject" };
-        fs::rename(&from, &to).map_err(|e| StoreError::new(action, &from, e))?;
+        // Never over a network already there: a promoted network is never replaced.
+        super::rename_no_replace(&from, &to).map_err(|e| StoreError::new(action, &from, e))?;
         if let Some(r) = &self.remote {
             r.publish(&to)?;
             r.forget_candidate(generation);

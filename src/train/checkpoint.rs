@@ -49,6 +49,7 @@ pub struct CheckpointMeta {
     pub games_seen: u64,
     pub samples_seen: u64,
     /// The trainer's random generator: seed and position in its stream (decimal, it is 128-bit).
+    #[serde(with = "crate::check::wide_u64")]
     pub rng_seed: u64,
     pub rng_word_pos: String,
     /// Shard files in the replay window, oldest first (relative to the run directory).
@@ -59,6 +60,11 @@ pub struct CheckpointMeta {
     /// The run's config when the checkpoint was written (TOML).
     #[serde(default)]
     pub config: String,
+    /// The run's identity, written into every network it trains (`ModelMeta::run`), so that a
+    /// network copied in from another run is told apart. Empty in runs created before
+    /// identities; such a run gets one when it resumes.
+    #[serde(default)]
+    pub run_id: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +94,7 @@ pub fn save(path: &Path, trainer: &Trainer, meta: &CheckpointMeta) -> Result<(),
 
 /// Reads and checks a checkpoint: (meta, weights bytes, optimiser bytes).
 pub fn read(path: &Path) -> Result<(CheckpointMeta, Vec<u8>, Vec<u8>), CheckpointError> {
-    let bytes = store::read(path)?;
+    let bytes = store::read_framed(path, &CHECKPOINT_FORMAT, store::caps::CHECKPOINT)?;
     decode(&bytes, &path.display().to_string())
 }
 

@@ -138,7 +138,7 @@ pub fn write_dump<G: Trainable>(shards: &[ShardSamples<G>], rules: &G::Rules, ou
             i += 1;
         }
     }
-    store::write_atomic_with(out, |f| {
+    store::write_output_with(out, |f| {
         let mut npz = ndarray_npy::NpzWriter::new(f);
         let add = |e: ndarray_npy::WriteNpzError| std::io::Error::other(e.to_string());
         npz.add_array("inputs", &inputs).map_err(add)?;
@@ -179,6 +179,6 @@ pub fn write_dump<G: Trainable>(shards: &[ShardSamples<G>], rules: &G::Rules, ou
     };
     let path = out.with_extension("json");
     let json = serde_json::to_vec_pretty(&sidecar).map_err(|e| DumpError::Sidecar { path: path.clone(), message: e.to_string() })?;
-    store::write_atomic(&path, &json)?;
+    store::write_output(&path, &json)?;
     Ok(DumpSummary { positions: n, shards: shards.len(), skipped_games, sidecar: path })
 }

@@ -87,6 +87,7 @@ pub struct TrainConfig {
     /// Write training metrics every this many steps.
     pub log_every_steps: u64,
     /// Seed of the run's random numbers (0: taken from the clock when the run is created).
+    #[serde(with = "crate::check::wide_u64")]
     pub seed: u64,
 }
 
@@ -134,7 +135,10 @@ impl TrainConfig {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("train.iterations", self.iterations, 0, 100_000_000)?;
         check_range("train.time_limit_minutes", self.time_limit_minutes, 0.0, 1e7)?;
+        check_range("train.lr_warmup_steps", self.lr_warmup_steps, 0, 1_000_000_000)?;
+        check_range("train.lr_decay_steps", self.lr_decay_steps, 0, 1_000_000_000)?;
         check_range("train.games_per_iteration", self.games_per_iteration, 1, 10_000_000)?;
         check_range("train.batch_size", self.batch_size, 1, 65_536)?;
         check_range("train.samples_per_new_sample", self.samples_per_new_sample, 0.0, 1000.0)?;

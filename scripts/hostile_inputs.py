@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Hostile inputs over every surface of the binary, one command each, with what each got.
+
+Usage: python3 scripts/hostile_inputs.py [--bin PATH] [--model FILE]
+
+Each case runs the binary once (under a 4 GiB memory limit and a 60 s time limit) and is judged
+by what the user sees: a clean refusal is exit status 2 with one line on stderr that starts with
+"error:" (or, for the protocol, an `info string error` line and an engine that keeps answering;
+for the web server, a 4xx with a one-line JSON error). Any panic, abort, signal, hang or memory
+past the limit fails the case. Prints one Markdown table per surface and a count; exit status 1
+if any case failed.
+"""
+
+import argparse
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 4 << 30
+
+
+def limit():
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+def run(binary, argv, stdin=None, timeout=60):
+    """(exit status or 'timeout', stdout, stderr, seconds, peak MiB of this command).
+
+    `stdin` is a file to read input from (kept out of this process's memory: a forked child
+    counts its parent's pages in its peak until it runs the binary)."""
+    start = time.monotonic()
+    source = open(stdin, "rb") if stdin else subprocess.DEVNULL
+    p = subprocess.Popen([binary] + argv, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit)
+    # Reap the child ourselves (wait4) for its own peak memory.
+    p.wait = lambda timeout=None: None
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        os.waitpid(p.pid, 0)
+        return "timeout", out, err, time.monotonic() - start, 0
+    _, status, usage = os.wait4(p.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return code, out, err, time.monotonic() - start, usage.ru_maxrss / 1024
+
+
+def judge_refusal(code, err):
+    lines = err.decode(errors="replace").strip().splitlines()
+    if code == "timeout":
+        return "HANG"
+    if code not in (0, 2):
+        return f"exit {code}"
+    if b"panicked" in err:
+        return "PANIC"
+    if code == 2 and (not lines or not lines[-1].startswith("error:") or len(lines[-1]) > 1200):
+        return "not one line"
+    return "ok"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=str(ROOT / "target/release/junglezero"))
+    ap.add_argument("--model", default=str(ROOT / "checkpoints/sample-cpu-1h/gen-0072.jzm"))
+    args = ap.parse_args()
+    b = args.bin
+    tmp = Path(tempfile.mkdtemp(prefix="jz-hostile-"))
+    big = tmp / "big.toml"
+    big.write_text("# " + "x" * (2 << 20) + "\n")
+    nan_toml = tmp / "nan.toml"
+    nan_toml.write_text("[train]\nlr = nan\n")
+    garbage_model = tmp / "garbage.jzm"
+    garbage_model.write_bytes(b"JZNM\x01\x00" + os.urandom(4096))
+    truncated = tmp / "truncated.jzm"
+    truncated.write_bytes(Path(args.model).read_bytes()[:5000])
+    fifo = tmp / "out.fifo"
+    os.mkfifo(fifo)
+    link = tmp / "link.json"
+    link.symlink_to(tmp / "target.json")
+    huge_fen = "7/" * 40000 + " w 0 1"
+    cases = {
+        "FEN and moves (search, show)": [
+            ["show", "--fen", ""], ["show", "--fen", "7/7/7/7/7/7/7/7/7 w 0 1"], ["show", "--fen", "3R3/7/7/7/7/7/7/7/3r3 w 0 1"],
+            ["show", "--fen", huge_fen], ["show", "--fen", "l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w 0 99999999999"],
+            ["show", "--fen", "l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L x"], ["show", "--moves", "a3a4 a4a9"], ["show", "--moves", "zz" * 50000],
+            ["search", "--depth", "1000000"], ["search", "--movetime", "99999999999"], ["search", "--nodes", "0"],
+            ["show", "--game", "flip", "--fen", "????/????/????/???? 1 - " + "L" * 100000 + " 0 0"],
+        ],
+        "configs and overrides": [
+            ["search", "--depth", "1", "--config", "/dev/zero"], ["search", "--depth", "1", "--config", "/dev/urandom"],
+            ["search", "--depth", "1", "--config", str(big)], ["search", "--depth", "1", "--config", str(nan_toml)],
+            ["search", "--depth", "1", "--config", str(tmp)], ["search", "--depth", "1", "--set", "train.lr=nan"],
+            ["search", "--depth", "1", "--set", "mcts.c_puct=-1"], ["search", "--depth", "1", "--set", "mcts.c_puct=inf"],
+            ["search", "--depth", "1", "--set", "selfplay.temperature_end=-inf"], ["search", "--depth", "1", "--set", "train={lr=0.5}"],
+            ["search", "--depth", "1", "--set", "search.hash_mb=1048576"], ["search", "--depth", "1", "--set", "model.channels=999999"],
+            ["search", "--depth", "1", "--set", "train.iterations=9223372036854775807"], ["search", "--depth", "1", "--set", "gate.alpha=1e300"],
+            ["search", "--depth", "1", "--set", "train.seed=18446744073709551615"], ["search", "--depth", "1", "--set", "train.seed=-1"],
+            ["search", "--depth", "1", "--set", "nokey"], ["search", "--depth", "1", "--set", "train.lr=0x10"],
+        ],
+        "player specs (arena)": [
+            ["arena", "--a", "random", "--b", s, "--games", "2"] for s in [
+                "mcts:model=x.jzm,cpuct=nan", "mcts:model=x.jzm,cpuct=-1", "mcts:model=x.jzm,sims=0", "mcts:model=x.jzm,sims=99999999",
+                "alphabeta:depth=1000000", "alphabeta:movetime=99999999999", "alphabeta:depth=2,hash=1048576", "alphabeta:depth=2,threads=100000",
+                "alphabeta:tc=0/nan+1", "alphabeta:tc=0/1e300", "expectiminimax:depth=100000", "external:cmd=\"\"", "external:cmd=\"/nonexistent\",depth=1",
+                "mcts:model=/dev/zero", "mcts:model=/dev/urandom", f"mcts:model={garbage_model}", f"mcts:model={truncated}", f"mcts:model={tmp}",
+                "chess:depth=1", "alphabeta:depth=" + "9" * 100000,
+            ]
+        ],
+        "output paths": [
+            ["arena", "--a", "random", "--b", "random", "--games", "2", "--json", str(tmp)],
+            # A FIFO and a symbolic link stand for device files such as /dev/null, which a
+            # build that replaced its outputs would destroy.
+            ["arena", "--a", "random", "--b", "random", "--games", "2", "--json", str(link), "--games-out", str(fifo)],
+            ["export", "--model", args.model, "--out", str(tmp / "x.txt")],
+        ],
+    }
+    total, failed = 0, 0
+    rows_all = {}
+    for surface, argvs in cases.items():
+        rows = []
+        for argv in argvs:
+            if str(fifo) in argv:
+                # Something must read the FIFO for the writer to finish.
+                reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.DEVNULL)
+            code, out, err, secs, peak = run(b, argv)
+            verdict = judge_refusal(code, err)
+            if str(fifo) in argv:
+                reader.kill()
+                reader.wait()
+                if not fifo.is_fifo() or not link.is_symlink():
+                    verdict = "REPLACED the FIFO or the link"
+            said = err.decode(errors="replace").strip().splitlines()[-1][:110] if err.strip() else out.decode(errors="replace").strip()[:110]
+            shown = " ".join(a if len(a) < 60 else a[:40] + f"...({len(a)} chars)" for a in argv)
+            rows.append((shown, code, round(secs, 2), said, verdict))
+            total += 1
+            failed += verdict != "ok"
+        rows_all[surface] = rows
+    # The protocol: one session of hostile lines; the engine must answer each and stay alive.
+    proto = [b"position fen " + b"x" * (300 << 20), b"go depth 99999999999", b"go movetime 99999999999999999999", b"go wtime -5 btime -5",
+             b"setoption name Hash value 99999999999", b"setoption name Threads value 0", b"position startpos moves " + b"a3a4 " * 100000,
+             b"go nodes nan", b"\xff\xfe garbage", b"go depth 30", b"go depth 1", b"isready", b"stop", b"quit"]
+    script = tmp / "protocol.txt"
+    with open(script, "wb") as f:
+        for line in proto:
+            f.write(line + b"\n")
+    label = "; ".join(l[:30].decode(errors="replace") for l in proto)
+    del proto, line
+    code, out, err, secs, peak = run(b, ["uci"], stdin=script, timeout=60)
+    text = out.decode(errors="replace")
+    # `quit` ends the session at once, so the searches queued behind the stopped one never run.
+    verdict = "ok" if code == 0 and "readyok" in text and text.count("bestmove") >= 1 and peak < 200 and b"panicked" not in err else f"exit {code}"
+    rows_all["protocol session (a 300 MB line, huge numbers, a search, stop, quit)"] = [
+        (label, code, round(secs, 2),
+         f"{text.count('info string error')} error lines, {text.count('bestmove')} bestmoves, readyok: {'readyok' in text}, peak {peak:.0f} MiB", verdict)]
+    total += 1
+    failed += verdict != "ok"
+    for surface, rows in rows_all.items():
+        print(f"\n### {surface}\n\n| input | exit | s | what it said | verdict |\n|---|---|---|---|---|")
+        for shown, code, secs, said, verdict in rows:
+            print(f"| `{shown.replace('|', '/')}` | {code} | {secs} | {said.replace('|', '/')} | {verdict} |")
+    print(f"\n{total} inputs, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
