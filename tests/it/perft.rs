@@ -14,7 +14,7 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let text = include_str!("data/perft.tsv");
+    let text = include_str!("../data/perft.tsv");
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some("name\tfen\trules\tdepth\tnodes"));
     lines

@@ -1,8 +1,7 @@
 //! The alpha-beta engine: tactics it must find, legality everywhere, and a sanity match.
 
-mod common;
 
-use common::game;
+use crate::common::game;
 use junglezero::alphabeta::{Engine, Eval, EvalWeights, Score, SearchConfig, WIN_BOUND};
 use junglezero::game::{Game, Turn};
 use junglezero::jungle::{JungleGame, Repetition, Rules, Side};

@@ -1,23 +1,23 @@
 //! Replays the fuzz targets' committed seed corpora (fuzz/corpus/TARGET/*) on stable Rust: the
 //! same target code as `cargo +nightly fuzz run TARGET`, over every seed, must not panic.
 
-#[path = "../fuzz/targets/checkpoint.rs"]
+#[path = "../../fuzz/targets/checkpoint.rs"]
 mod checkpoint;
-#[path = "../fuzz/targets/config.rs"]
+#[path = "../../fuzz/targets/config.rs"]
 mod config;
-#[path = "../fuzz/targets/events.rs"]
+#[path = "../../fuzz/targets/events.rs"]
 mod events;
-#[path = "../fuzz/targets/fen.rs"]
+#[path = "../../fuzz/targets/fen.rs"]
 mod fen;
-#[path = "../fuzz/targets/model_file.rs"]
+#[path = "../../fuzz/targets/model_file.rs"]
 mod model_file;
-#[path = "../fuzz/targets/move_text.rs"]
+#[path = "../../fuzz/targets/move_text.rs"]
 mod move_text;
-#[path = "../fuzz/targets/protocol.rs"]
+#[path = "../../fuzz/targets/protocol.rs"]
 mod protocol;
-#[path = "../fuzz/targets/shard.rs"]
+#[path = "../../fuzz/targets/shard.rs"]
 mod shard;
-#[path = "../fuzz/targets/spec.rs"]
+#[path = "../../fuzz/targets/spec.rs"]
 mod spec;
 
 const TARGETS: [(&str, fn(&[u8])); 9] = [

@@ -8,9 +8,8 @@
 //! so its own windows never restrict it. Most scripts repeat positions, so they play with
 //! `repetition = off` unless said otherwise.
 
-mod common;
 
-use common::slow::Referee;
+use crate::common::slow::Referee;
 use junglezero::game::{Game, Turn};
 use junglezero::jungle::perft::perft_game;
 use junglezero::jungle::{JungleGame, Move, Position, Repetition, Rules, Side, fen, parse_fen, parse_move};
@@ -96,7 +95,7 @@ fn verdict_of(g: &JungleGame) -> Option<(Option<Side>, &'static str)> {
 /// The game from `pieces` (Red to move) after `moves`, in the engine and in the referee. At
 /// every ply both must offer the same legal moves, and the scripted move must be legal.
 fn replay(pieces: &str, rules: Rules, moves: &[String]) -> (JungleGame, Referee) {
-    let mut g = common::game(pieces, 'w', rules);
+    let mut g = crate::common::game(pieces, 'w', rules);
     let mut r = Referee::new(g.position(), rules);
     for (i, m) in moves.iter().enumerate() {
         assert_eq!(sorted(&g), r.legal(), "legal moves before ply {i} ({m}) of {moves:?} from {pieces} under {rules}");
@@ -450,7 +449,7 @@ fn perft_both(pieces_or_fen: &str, rules: Rules, moves: &[String]) -> (Vec<u64>,
         let mut g = if pieces_or_fen.contains('/') {
             JungleGame::from_fen(pieces_or_fen, rules).unwrap()
         } else {
-            common::game(pieces_or_fen, 'w', rules)
+            crate::common::game(pieces_or_fen, 'w', rules)
         };
         let mut r = Referee::new(g.position(), rules);
         for m in moves {
@@ -712,7 +711,7 @@ fn random_playouts_agree_with_the_referee() {
 
 /// The positions of `tests/data/perft_history.tsv`: name, root FEN, moves, rules.
 fn history_cases() -> Vec<(&'static str, String, Vec<String>, Rules)> {
-    let fen_of = |pieces: &str| fen(common::game(pieces, 'w', Rules::default()).position());
+    let fen_of = |pieces: &str| fen(crate::common::game(pieces, 'w', Rules::default()).position());
     let start = "l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w 0 1".to_string();
     let dog = list("f2f1 a7a6 f1f2 a6a5 f2f1 a5a4 f1f2 g7g6 f2f1 g6g5 f1f2 g5g4");
     let elephant = alternate(&around(&["a3", "a4"], 6), &list("g7g6 c7d7 g6g5 d7d6 g5g4 d6d5"));

@@ -1,7 +1,8 @@
-//! Fault injection in the run store: a write that fails (the disk is full, a short write, an
-//! I/O error, the Nth write of many) leaves the previous state readable, leaves no temporary
-//! file behind, and names the file in its error. The fault points exist because tests build
-//! the library with `fail/failpoints`.
+//! Fault injection: a write that fails (the disk is full, a short write, an I/O error, the Nth
+//! write of many) leaves the previous state readable, leaves no temporary file behind, and
+//! names the file in its error; a training step that diverges stops the run and keeps the last
+//! good network. The fault points exist because tests build the library with
+//! `fail/failpoints`; they are global to the process, so these tests are a binary of their own.
 
 use std::path::{Path, PathBuf};
 
@@ -106,3 +107,33 @@ fn a_torn_metrics_line_costs_only_itself() {
     std::fs::remove_dir_all(&d).unwrap();
     scenario.teardown();
 }
+
+fn smoke_config() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")
+}
+
+#[test]
+fn a_trainer_that_diverges_stops_and_keeps_the_last_good_network() {
+    use junglezero::jungle::JungleGame;
+    use junglezero::pipeline::Pipeline;
+    use std::sync::atomic::AtomicBool;
+    let scenario = FailScenario::setup();
+    let dir = tmp("diverge");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let config = junglezero::config::Config::load(Some(&smoke_config()), &["train.seed=5".into(), "teacher.games=2".into(), "ladder.every=0".into()]).unwrap();
+    let mut p = Pipeline::<JungleGame>::open(RunDir::new(&dir), config).unwrap();
+    let stop = AtomicBool::new(false);
+    assert!(p.teach(&mut |_, _, _, _| {}, &stop).unwrap() > 0);
+    let checkpoint = std::fs::read(p.run.checkpoint_path()).unwrap();
+    fail::cfg("train::loss", "return").unwrap();
+    let e = p.learn(&mut |_, _, _, _| {}, &stop).unwrap_err().to_string();
+    fail::remove("train::loss");
+    assert!(e.contains("diverged") && e.contains("NaN") && e.contains("train.lr"), "{e}");
+    assert_eq!(std::fs::read(p.run.checkpoint_path()).unwrap(), checkpoint, "the last checkpoint is kept");
+    assert!(p.run.candidates().is_empty(), "no candidate was written");
+    assert_eq!(p.run.best().map(|b| b.0), Some(0));
+    drop(p);
+    std::fs::remove_dir_all(&dir).unwrap();
+    scenario.teardown();
+}
+

@@ -1,8 +1,7 @@
 //! One test per clause of RULES.md, on small hand-made positions.
 
-mod common;
 
-use common::{game, is_legal, moves_from, rules};
+use crate::common::{game, is_legal, moves_from, rules};
 use junglezero::game::{Game, Outcome, Seat, Reason, Turn};
 use junglezero::jungle::{Kind, Rules};
 
@@ -251,20 +250,20 @@ fn a_player_without_a_legal_move_loses() {
 #[test]
 fn the_no_capture_limit_draws() {
     let base = "Ld4 cg9 rg8";
-    let mut g = common::game_with_counters(base, 'w', 199, Rules::default());
+    let mut g = crate::common::game_with_counters(base, 'w', 199, Rules::default());
     assert_eq!(over(&g), None);
     g.play_text("d4d3").unwrap();
     assert_eq!(over(&g), Some(Outcome::draw(Reason::NoProgress)));
     // A capture resets the count.
-    let mut g = common::game_with_counters("Ld4 cd5 rg8", 'w', 199, Rules::default());
+    let mut g = crate::common::game_with_counters("Ld4 cd5 rg8", 'w', 199, Rules::default());
     g.play_text("d4d5").unwrap();
     assert_eq!(over(&g), None);
     assert_eq!(g.position().halfmove(), 0);
     // 0 disables the limit; other limits apply as configured.
-    let mut g = common::game_with_counters(base, 'w', 250, rules("no_capture_plies=0"));
+    let mut g = crate::common::game_with_counters(base, 'w', 250, rules("no_capture_plies=0"));
     g.play_text("d4d3").unwrap();
     assert_eq!(over(&g), None);
-    let mut g = common::game_with_counters(base, 'w', 9, rules("no_capture_plies=10"));
+    let mut g = crate::common::game_with_counters(base, 'w', 9, rules("no_capture_plies=10"));
     g.play_text("d4d3").unwrap();
     assert_eq!(over(&g), Some(Outcome::draw(Reason::NoProgress)));
 }
@@ -273,7 +272,7 @@ fn the_no_capture_limit_draws() {
 fn the_move_cap_draws() {
     let r = rules("max_plies=10");
     // Move 5 with Red to move = ply 8.
-    let mut g = common::game_with_move_number("Ld4 cg9 rg8", 'w', 5, r);
+    let mut g = crate::common::game_with_move_number("Ld4 cg9 rg8", 'w', 5, r);
     g.play_text("d4d3").unwrap();
     assert_eq!(over(&g), None);
     g.play_text("g9f9").unwrap();

@@ -1,0 +1,26 @@
+//! The integration tests, as one test binary (one link instead of one per file): each
+//! module is the tests of one part of the program, through the library or the binary.
+//! Fault-injection tests, whose fault points are global to the process, are their own binary
+//! (`tests/faults/`), so that no fault they set can reach a test running beside them.
+
+mod common;
+
+mod anti_chase;
+mod arena;
+mod cli;
+mod flip;
+mod fuzz_seeds;
+mod hostile;
+mod layering;
+mod mcts;
+mod mcts_reuse;
+mod nn;
+mod perft;
+mod properties;
+mod protocol;
+mod rules;
+mod search;
+mod serve;
+mod stages;
+mod store_remote;
+mod train;
