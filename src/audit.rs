@@ -162,14 +162,19 @@ pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
                     }
                 }
                 if games != meta.games_seen {
-                    a.problems.push(format!("the checkpoint counts {} games seen but its shards hold {games} (games under other rules are not counted)", meta.games_seen));
+                    a.problems.push(format!(
+                        "the checkpoint counts {} games seen but its shards hold {games} (games under other rules are not counted)",
+                        meta.games_seen
+                    ));
                 }
                 for rel in &meta.window {
                     if !games_in.contains_key(rel) {
                         a.problems.push(format!("window shard {rel} is gone or unreadable"));
                     }
                 }
-                for (g, kind) in [(run.candidates().last().map(|c| c.0), "candidate"), (a.best, "best network"), (run.rejected().last().map(|c| c.0), "rejected network")] {
+                for (g, kind) in
+                    [(run.candidates().last().map(|c| c.0), "candidate"), (a.best, "best network"), (run.rejected().last().map(|c| c.0), "rejected network")]
+                {
                     if let Some(g) = g.filter(|&g| g > meta.iteration) {
                         a.problems.push(format!("{kind} gen-{g:04} is newer than the checkpoint's generation {}", meta.iteration));
                     }

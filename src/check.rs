@@ -46,10 +46,9 @@ fn gib(bytes: u128) -> String {
 /// anything is allocated, so that a typo gives a message instead of an abort.
 pub fn check_memory_within(key: &str, bytes: u128, total: Option<u64>) -> Result<(), ConfigError> {
     match total {
-        Some(total) if bytes > u128::from(total) => Err(ConfigError::Invalid {
-            key: key.into(),
-            message: format!("asks for {} of memory; this machine has {}", gib(bytes), gib(u128::from(total))),
-        }),
+        Some(total) if bytes > u128::from(total) => {
+            Err(ConfigError::Invalid { key: key.into(), message: format!("asks for {} of memory; this machine has {}", gib(bytes), gib(u128::from(total))) })
+        }
         _ => Ok(()),
     }
 }

@@ -9,12 +9,12 @@ use serde::{Deserialize, Serialize};
 pub use crate::check::{ConfigError, check_range};
 
 use crate::alphabeta::{EvalWeights, SearchConfig};
+use crate::arena::spec::PlayerSettings;
 use crate::arena::{ArenaConfig, GateConfig, LadderConfig};
 use crate::jungle::Rules;
-use crate::arena::spec::PlayerSettings;
 use crate::mcts::MctsConfig;
-use crate::nn::model::ModelConfig;
 pub use crate::nn::device::HardwareConfig;
+use crate::nn::model::ModelConfig;
 use crate::selfplay::SelfplayConfig;
 use crate::selfplay::teacher::TeacherConfig;
 use crate::train::TrainConfig;
@@ -56,13 +56,7 @@ pub struct Config {
 impl Config {
     /// What players (alpha-beta, MCTS, external) are built with.
     pub fn players(&self) -> PlayerSettings {
-        PlayerSettings {
-            rules: self.rules,
-            search: self.search.clone(),
-            eval: self.eval.clone(),
-            mcts: self.mcts.clone(),
-            hardware: self.hardware.clone(),
-        }
+        PlayerSettings { rules: self.rules, search: self.search.clone(), eval: self.eval.clone(), mcts: self.mcts.clone(), hardware: self.hardware.clone() }
     }
 
     /// The self-play stage's settings (the training loop's and `selfplay --run`).
@@ -103,8 +97,7 @@ impl Config {
             Some(p) => {
                 let text = crate::store::read_text_capped(p, crate::store::caps::CONFIG, "config file")
                     .map_err(|source| ConfigError::Read { path: p.into(), source })?;
-                text.parse::<toml::Table>()
-                    .map_err(|e| ConfigError::Parse { path: p.display().to_string(), message: one_line(&e.to_string()) })?
+                text.parse::<toml::Table>().map_err(|e| ConfigError::Parse { path: p.display().to_string(), message: one_line(&e.to_string()) })?
             }
             None => toml::Table::new(),
         };
@@ -112,16 +105,14 @@ impl Config {
             apply_override(&mut table, o)?;
         }
         let source = path.map_or_else(|| "(defaults)".to_string(), |p| p.display().to_string());
-        let config = Config::deserialize(toml::Value::Table(table))
-            .map_err(|e| ConfigError::Parse { path: source, message: one_line(&e.to_string()) })?;
+        let config = Config::deserialize(toml::Value::Table(table)).map_err(|e| ConfigError::Parse { path: source, message: one_line(&e.to_string()) })?;
         config.validate()?;
         Ok(config)
     }
 
     /// Parses a TOML string (for tests and snapshots).
     pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
-        let config: Config =
-            toml::from_str(text).map_err(|e| ConfigError::Parse { path: "(text)".into(), message: one_line(&e.to_string()) })?;
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse { path: "(text)".into(), message: one_line(&e.to_string()) })?;
         config.validate()?;
         Ok(config)
     }
@@ -186,10 +177,7 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigE
     let (key, raw) = spec.split_once('=').ok_or_else(|| ConfigError::NotKeyValue(spec.into()))?;
     let (key, raw) = (key.trim(), raw.trim());
     let path: Vec<&str> = key.split('.').collect();
-    let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid {
-        key: key.into(),
-        message: e.to_string(),
-    })?;
+    let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid { key: key.into(), message: e.to_string() })?;
     let mut default_here = &defaults;
     for part in &path {
         default_here = default_here.get(part).ok_or_else(|| ConfigError::UnknownKey(key.into()))?;
@@ -228,10 +216,7 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigE
     let mut node = table;
     for part in &path[..path.len() - 1] {
         let entry = node.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        node = entry.as_table_mut().ok_or_else(|| ConfigError::Invalid {
-            key: key.into(),
-            message: format!("'{part}' is not a section"),
-        })?;
+        node = entry.as_table_mut().ok_or_else(|| ConfigError::Invalid { key: key.into(), message: format!("'{part}' is not a section") })?;
     }
     node.insert(path[path.len() - 1].to_string(), value);
     Ok(())
@@ -244,11 +229,7 @@ mod tests {
 
     #[test]
     fn overrides_follow_the_default_types() {
-        let c = Config::load(
-            None,
-            &["rules.dog_over_wolf=on".into(), "rules.repetition=off".into(), "search.hash_mb=8".into()],
-        )
-        .unwrap();
+        let c = Config::load(None, &["rules.dog_over_wolf=on".into(), "rules.repetition=off".into(), "search.hash_mb=8".into()]).unwrap();
         assert!(c.rules.dog_over_wolf);
         assert_eq!(c.rules.repetition, Repetition::Off);
         assert_eq!(c.search.hash_mb, 8);

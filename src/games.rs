@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Encode, Shape};
 use crate::flip::{FlipGame, FlipRules, FlipRulesError};
+use crate::game::{Encode, Shape};
 use crate::jungle::{JungleGame, Rules, RulesError};
 
 /// Which game a config, run or command plays.

@@ -26,8 +26,7 @@ fn main() -> ExitCode {
             // One line naming the problem, not clap's multi-line usage block.
             // The first paragraph of clap's message, joined into one line.
             let text = e.render().to_string();
-            let para: Vec<&str> =
-                text.lines().map(str::trim).skip_while(|l| l.is_empty()).take_while(|l| !l.is_empty()).collect();
+            let para: Vec<&str> = text.lines().map(str::trim).skip_while(|l| l.is_empty()).take_while(|l| !l.is_empty()).collect();
             let line = if para.is_empty() { "error: invalid arguments".to_string() } else { para.join(" ") };
             eprintln!("{}", junglezero::check::clip_message(&line));
             return ExitCode::from(2);

@@ -18,19 +18,15 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::train::batch::{Targets, sample_batch};
-use crate::train::checkpoint::{self, CheckpointError, CheckpointMeta};
-use crate::train::replay::{ReplayWindow, load_shard};
-use crate::train::trainer::{Trainer, optimizer};
 use crate::arena::gate::{FlipLadder, GateError, GateSettings, gate_candidates};
-use crate::flip::{FlipGame, FlipRules};
-use crate::selfplay::bootstrap::FlipHeuristic;
 use crate::config::Config;
+use crate::flip::{FlipGame, FlipRules};
 use crate::game::Encode;
 use crate::jungle::JungleGame;
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::{DeviceError, parse_device};
 use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
+use crate::selfplay::bootstrap::FlipHeuristic;
 use crate::selfplay::record::{GameRecord, RecordError, ShardError};
 use crate::selfplay::shards::ShardWriter;
 use crate::selfplay::stage::{StageSettings, games_event, play_into_run};
@@ -39,6 +35,10 @@ use crate::store::events::{Event, StartEvent, TrainEvent, now};
 use crate::store::hooks::{phase, unwritten};
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
+use crate::train::batch::{Targets, sample_batch};
+use crate::train::checkpoint::{self, CheckpointError, CheckpointMeta};
+use crate::train::replay::{ReplayWindow, load_shard};
+use crate::train::trainer::{Trainer, optimizer};
 use crate::trainable::Trainable;
 
 pub use crate::selfplay::stage::SelfplaySummary;
@@ -404,12 +404,18 @@ impl<G: RunGame> Pipeline<G> {
         let g = self.meta.iteration;
         // A generation the gate has decided is never written again.
         if let Some(decided) = [self.run.model_path(g), self.run.rejected_path(g)].into_iter().find(|p| p.exists()) {
-            return Err(PipelineError::Unfit(format!("{} exists already; the trainer's counters are behind the run ({})", decided.display(), rebuild_hint(&self.run))));
+            return Err(PipelineError::Unfit(format!(
+                "{} exists already; the trainer's counters are behind the run ({})",
+                decided.display(),
+                rebuild_hint(&self.run)
+            )));
         }
         let path = self.run.candidate_path(g);
         let net = self.candidate_net(g)?;
         if !net.is_finite() {
-            return Err(PipelineError::Diverged(format!("generation {g}'s weights are NaN or infinite; no candidate was written and the last good network stays the best")));
+            return Err(PipelineError::Diverged(format!(
+                "generation {g}'s weights are NaN or infinite; no candidate was written and the last good network stays the best"
+            )));
         }
         let m = self.model_meta(&format!("gen-{g:04}"), g);
         modelfile::save(&path, &net, &m)?;
@@ -430,9 +436,9 @@ impl<G: RunGame> Pipeline<G> {
         let device = parse_device(&self.config.hardware.device)?;
         let averaged = match self.run.generation_file(g - 1) {
             None => Err(format!("generation {} is missing", g - 1)),
-            Some(prev) => modelfile::load(&prev, &device, G::SHAPE).map_err(|e| e.to_string()).and_then(|(prev_net, _)| {
-                crate::nn::average::blend(&trained, &prev_net, decay).map_err(|e| format!("{}: {e}", prev.display()))
-            }),
+            Some(prev) => modelfile::load(&prev, &device, G::SHAPE)
+                .map_err(|e| e.to_string())
+                .and_then(|(prev_net, _)| crate::nn::average::blend(&trained, &prev_net, decay).map_err(|e| format!("{}: {e}", prev.display()))),
         };
         Ok(averaged.unwrap_or_else(|e| {
             tracing::warn!("{e}; the weight average starts again at generation {g}");
@@ -462,7 +468,11 @@ impl<G: RunGame> Pipeline<G> {
             play_into_run(&self.run, &stage, e, evaluator.id(), generation, games, self.meta.iteration + 1, progress, stop)
         })?;
         if self.config.selfplay.inference_server {
-            tracing::info!("inference server: {} network calls, mean batch {:.0}", server.calls.load(std::sync::atomic::Ordering::Relaxed), server.mean_batch());
+            tracing::info!(
+                "inference server: {} network calls, mean batch {:.0}",
+                server.calls.load(std::sync::atomic::Ordering::Relaxed),
+                server.mean_batch()
+            );
         }
         self.ingest()?;
         Ok(summary)
@@ -470,11 +480,7 @@ impl<G: RunGame> Pipeline<G> {
 
     /// Teacher games in the window (written before the first generation).
     pub fn teacher_games(&self) -> u64 {
-        self.window
-            .shards()
-            .filter(|s| is_teacher_shard(&s.path))
-            .map(|s| s.games as u64)
-            .sum()
+        self.window.shards().filter(|s| is_teacher_shard(&s.path)).map(|s| s.games as u64).sum()
     }
 
     /// Before the first generation is trained: the teacher's games into games/ (see
@@ -544,7 +550,6 @@ impl Pipeline<JungleGame> {
         self.ingest()?;
         Ok(done)
     }
-
 }
 
 impl<G: RunGame> Pipeline<G> {
@@ -749,7 +754,10 @@ fn is_teacher_shard(path: &Path) -> bool {
 
 /// How to continue a run whose trainer checkpoint cannot be used.
 fn rebuild_hint(run: &RunDir) -> String {
-    format!("to continue, rebuild the trainer from the run's networks and shards with 'junglezero train --run {} --rebuild' (the optimiser starts afresh)", run.location())
+    format!(
+        "to continue, rebuild the trainer from the run's networks and shards with 'junglezero train --run {} --rebuild' (the optimiser starts afresh)",
+        run.location()
+    )
 }
 
 /// A new run's identity: 16 hex digits from the clock and the process.

@@ -31,8 +31,7 @@ pub trait Switches: Default {
     /// `apply_overrides` reads back).
     fn overrides(&self) -> String {
         let d = Self::default();
-        let diffs: Vec<String> =
-            Self::KEYS.iter().filter(|k| self.get(k) != d.get(k)).map(|k| format!("{k}={}", self.get(k).unwrap_or_default())).collect();
+        let diffs: Vec<String> = Self::KEYS.iter().filter(|k| self.get(k) != d.get(k)).map(|k| format!("{k}={}", self.get(k).unwrap_or_default())).collect();
         if diffs.is_empty() { "default".into() } else { diffs.join(",") }
     }
 }

@@ -28,7 +28,16 @@ use rand::{RngExt, SeedableRng};
 const TOLERANCE: f32 = 1e-3;
 
 fn model() -> ModelConfig {
-    ModelConfig { blocks: 2, channels: 16, policy_channels: 8, value_channels: 3, value_hidden: 24, moves_left: true, opponent_policy: false, short_value: false }
+    ModelConfig {
+        blocks: 2,
+        channels: 16,
+        policy_channels: 8,
+        value_channels: 3,
+        value_hidden: 24,
+        moves_left: true,
+        opponent_policy: false,
+        short_value: false,
+    }
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -73,7 +82,8 @@ fn positions(real: usize, random: usize) -> Vec<f32> {
 fn assert_close(a: &HostOutputs, b: &HostOutputs, what: &str) {
     let check = |x: &[f32], y: &[f32], part: &str| {
         assert_eq!(x.len(), y.len(), "{what}: {part} lengths");
-        let (i, worst) = x.iter().zip(y).map(|(p, q)| (p - q).abs() / p.abs().max(1.0)).enumerate().fold((0, 0.0f32), |m, (i, d)| if d > m.1 { (i, d) } else { m });
+        let (i, worst) =
+            x.iter().zip(y).map(|(p, q)| (p - q).abs() / p.abs().max(1.0)).enumerate().fold((0, 0.0f32), |m, (i, d)| if d > m.1 { (i, d) } else { m });
         assert!(worst <= TOLERANCE, "{what}: {part}[{i}] {} vs {} (difference {worst})", x[i], y[i]);
     };
     check(&a.policy, &b.policy, "policy");
@@ -160,7 +170,11 @@ fn a_training_step_matches_the_cpu_and_models_load_across_backends() {
         trained.push((stats, after, trainer.inference_net()));
     }
     let ((s_cpu, w_cpu, _), (s_gpu, w_gpu, net_gpu)) = (&trained[0], &trained[1]);
-    for (name, a, b) in [("policy loss", s_cpu.policy_loss, s_gpu.policy_loss), ("value loss", s_cpu.value_loss, s_gpu.value_loss), ("moves-left loss", s_cpu.moves_left_loss, s_gpu.moves_left_loss)] {
+    for (name, a, b) in [
+        ("policy loss", s_cpu.policy_loss, s_gpu.policy_loss),
+        ("value loss", s_cpu.value_loss, s_gpu.value_loss),
+        ("moves-left loss", s_cpu.moves_left_loss, s_gpu.moves_left_loss),
+    ] {
         assert!((a - b).abs() <= TOLERANCE * a.abs().max(1.0), "{name}: cpu {a} wgpu {b}");
     }
     assert_eq!(w_cpu.len(), w_gpu.len());
@@ -230,7 +244,12 @@ fn a_missing_adapter_or_backend_is_one_line() {
     let o = junglezero(&args("hardware.device=cuda"), &[]);
     assert_one_line_error(&o, "needs a build with the 'cuda' feature");
     // No Vulkan driver and no OpenGL driver: wgpu finds no adapter at all.
-    let none = [("VK_ICD_FILENAMES", "/nonexistent/icd.json"), ("VK_DRIVER_FILES", "/nonexistent/icd.json"), ("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/egl.json"), ("LIBGL_DRIVERS_PATH", "/nonexistent")];
+    let none = [
+        ("VK_ICD_FILENAMES", "/nonexistent/icd.json"),
+        ("VK_DRIVER_FILES", "/nonexistent/icd.json"),
+        ("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/egl.json"),
+        ("LIBGL_DRIVERS_PATH", "/nonexistent"),
+    ];
     let o = junglezero(&args("hardware.device=wgpu"), &none);
     assert_one_line_error(&o, "device 'wgpu' cannot be used");
 }

@@ -1,9 +1,9 @@
 /// Protocol lines: every line parses or is refused, and a whole session on them (searches
 /// replaced by one shallow search at the end) answers without a panic.
 pub fn run(data: &[u8]) {
-    use std::sync::{Arc, Mutex};
     use junglezero::config::Config;
     use junglezero::protocol::{Out, Server, parse::parse};
+    use std::sync::{Arc, Mutex};
     let Ok(text) = std::str::from_utf8(data) else { return };
     let mut session = String::new();
     for line in text.lines().take(32) {

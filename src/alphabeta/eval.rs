@@ -136,8 +136,7 @@ impl Eval {
                 for kind in Kind::ALL {
                     let k = kind.index();
                     let material = w.material[rules.rank(kind) as usize - 1];
-                    psqt[Piece::new(side, kind).index()][sq.index()] =
-                        material + w.advance[k] * progress + w.den_approach[k] * close * close;
+                    psqt[Piece::new(side, kind).index()][sq.index()] = material + w.advance[k] * progress + w.den_approach[k] * close * close;
                 }
             }
             trap_zone[side.index()] &= !DEN[side.index()];
@@ -210,11 +209,7 @@ mod tests {
         let e = Eval::new(&EvalWeights::default(), Rules::default());
         let start = Position::start();
         assert_eq!(e.evaluate(&start), EvalWeights::default().tempo, "the start position is balanced");
-        for fen in [
-            "l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w",
-            "7/7/2e4/7/l2TR2/2r4/2L4/7/7 w",
-            "4dC1/2cW3/3p3/7/7/7/3R3/3l3/1Er1D2 b",
-        ] {
+        for fen in ["l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w", "7/7/2e4/7/l2TR2/2r4/2L4/7/7 w", "4dC1/2cW3/3p3/7/7/7/3R3/3l3/1Er1D2 b"] {
             let p = parse_fen(fen).unwrap();
             assert_eq!(e.evaluate(&p), e.evaluate(&p.mirror()), "mirror of {fen}");
             assert_eq!(e.evaluate(&p), e.evaluate(&p.colour_flipped()), "colour flip of {fen}");

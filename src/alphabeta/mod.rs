@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{ConfigError, check_memory, check_range};
 
+pub use crate::player::Limits;
 pub use eval::{Eval, EvalWeights};
 pub use search::{Engine, Info, Score, SearchResult};
-pub use crate::player::Limits;
 
 /// Larger than any score.
 pub const INF: i32 = 32_000;
@@ -49,15 +49,7 @@ pub struct SearchConfig {
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig {
-            hash_mb: 64,
-            threads: 1,
-            max_depth: 64,
-            aspiration_window: 25,
-            null_move: true,
-            lmr: true,
-            move_overhead_ms: 20,
-        }
+        SearchConfig { hash_mb: 64, threads: 1, max_depth: 64, aspiration_window: 25, null_move: true, lmr: true, move_overhead_ms: 20 }
     }
 }
 

@@ -21,10 +21,10 @@ use super::eval::Eval;
 use super::tt::{Bound, TranspositionTable, TtEntry};
 use super::{INF, SearchConfig, WIN, WIN_BOUND};
 use crate::game::{Game, Turn};
-use crate::player::Limits;
 use crate::jungle::movegen::{self, MAX_MOVES, MoveList};
 use crate::jungle::tables::{DEN_SQUARE, NEIGHBOURS, TRAPS};
 use crate::jungle::{History, JungleGame, Move, Position, Repetition, Rules, Square, Step};
+use crate::player::Limits;
 
 pub const MAX_PLY: usize = 96;
 
@@ -128,12 +128,7 @@ struct Shared<'a> {
 
 impl Engine {
     pub fn new(config: &SearchConfig, eval: Eval) -> Engine {
-        Engine {
-            config: config.clone(),
-            tt: Arc::new(TranspositionTable::new(config.hash_mb)),
-            eval: Arc::new(eval),
-            stop: Arc::new(AtomicBool::new(false)),
-        }
+        Engine { config: config.clone(), tt: Arc::new(TranspositionTable::new(config.hash_mb)), eval: Arc::new(eval), stop: Arc::new(AtomicBool::new(false)) }
     }
 
     pub fn config(&self) -> &SearchConfig {
@@ -188,16 +183,8 @@ impl Engine {
             let v = o.winner.map_or(0, |w| if w == game.side_to_move().player() { WIN } else { -WIN });
             return SearchResult { best: None, value: v, score: Score::from_internal(v), depth: 0, nodes: 0, time: start.elapsed(), pv: vec![] };
         }
-        let shared = Shared {
-            tt: &self.tt,
-            eval: &self.eval,
-            rules: *game.rules(),
-            config: &self.config,
-            stop: &self.stop,
-            limits,
-            start,
-            nodes: AtomicU64::new(0),
-        };
+        let shared =
+            Shared { tt: &self.tt, eval: &self.eval, rules: *game.rules(), config: &self.config, stop: &self.stop, limits, start, nodes: AtomicU64::new(0) };
         let threads = self.config.threads.max(1);
         let result = std::thread::scope(|scope| {
             for id in 1..threads {
@@ -291,7 +278,6 @@ impl<'a> Searcher<'a> {
         &self.shared.rules
     }
 
-
     /// Checks the stop flag and the limits every 1024 nodes.
     #[inline]
     fn poll(&mut self) -> bool {
@@ -342,8 +328,7 @@ impl<'a> Searcher<'a> {
             let depth_here = if self.id > 0 && self.id % 2 == 1 { depth + 1 } else { depth };
             self.seldepth = 0;
             let mut delta = self.shared.config.aspiration_window.max(1);
-            let (mut alpha, mut beta) =
-                if depth >= 5 && prev.abs() < WIN_BOUND { (prev - delta, prev + delta) } else { (-INF, INF) };
+            let (mut alpha, mut beta) = if depth >= 5 && prev.abs() < WIN_BOUND { (prev - delta, prev + delta) } else { (-INF, INF) };
             let value = loop {
                 let v = self.negamax(&root, depth_here as i32, alpha, beta, 0, false);
                 if self.stopped {
@@ -421,8 +406,7 @@ impl<'a> Searcher<'a> {
         let us = pos.side_to_move();
         let den = DEN_SQUARE[us.flip().index()] as usize;
         let attackers = NEIGHBOURS[den] & pos.occupied(us);
-        (attackers != 0)
-            .then(|| Move::new(Square::new(attackers.trailing_zeros() as u8), Square::new(den as u8)))
+        (attackers != 0).then(|| Move::new(Square::new(attackers.trailing_zeros() as u8), Square::new(den as u8)))
     }
 
     /// An enemy piece next to our den (it enters next move unless taken).
@@ -549,11 +533,7 @@ impl<'a> Searcher<'a> {
             }
             // Null move: if passing still beats beta, a real move will too. Skipped with few
             // pieces, where being forced to move can hurt (no passing in Jungle).
-            if self.shared.config.null_move
-                && depth >= 3
-                && static_eval >= beta
-                && pos.count(pos.side_to_move()) >= 3
-            {
+            if self.shared.config.null_move && depth >= 3 && static_eval >= beta && pos.count(pos.side_to_move()) >= 3 {
                 let r = 3 + depth / 4 + ((static_eval - beta) / 300).min(2);
                 let child = pos.null_move();
                 self.hist.push(child.hash(), true, Step::NONE);
@@ -658,10 +638,7 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        self.shared.tt.store(
-            key,
-            TtEntry { mv: best_move.or(tt_move), score: to_tt(best, ply), eval: static_eval, depth, bound },
-        );
+        self.shared.tt.store(key, TtEntry { mv: best_move.or(tt_move), score: to_tt(best, ply), eval: static_eval, depth, bound });
         best
     }
 

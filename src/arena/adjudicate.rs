@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::check::{ConfigError, check_range};
-use crate::game::{Outcome, Seat, Reason};
+use crate::game::{Outcome, Reason, Seat};
 
 /// The adjudication settings (`[arena]` keys `adjudicate_*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

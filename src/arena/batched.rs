@@ -5,10 +5,10 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use super::adjudicate::Adjudicator;
 use super::game::MatchGame;
 use super::openings::{random_openings, start_game};
 use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame};
-use super::adjudicate::Adjudicator;
 use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
 use crate::mcts::player::value_to_cp;

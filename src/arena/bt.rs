@@ -151,10 +151,7 @@ mod tests {
 
     #[test]
     fn a_chain_of_players_is_transitive_and_unconnected_players_get_none() {
-        let res = [
-            PairResult { a: 1, b: 0, points: 15.0, games: 20.0 },
-            PairResult { a: 2, b: 1, points: 15.0, games: 20.0 },
-        ];
+        let res = [PairResult { a: 1, b: 0, points: 15.0, games: 20.0 }, PairResult { a: 2, b: 1, points: 15.0, games: 20.0 }];
         let r = fit(4, &res, 0);
         let (e1, e2) = (r[1].unwrap().elo, r[2].unwrap().elo);
         assert!(e1 > 100.0 && (e2 - 2.0 * e1).abs() < 1.0, "{e1} {e2}");

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use super::bt::{self, PairResult, Rating};
 use super::batched::run_network_match;
+use super::bt::{self, PairResult, Rating};
 use super::flip_players::FlipFactory;
 use super::game::MatchGame;
 use super::play::{MatchError, MatchOutcome, MatchSettings, run_match};
@@ -144,7 +144,15 @@ pub enum LadderError {
 }
 
 /// Plays `a` against `b` with the threaded match runner and logs it.
-fn ladder_match<G: MatchGame>(cx: &LadderContext<G>, a: PlayerSpec, b: PlayerSpec, name_a: &str, games: u32, seed: u64, source: &str) -> Result<Tally, LadderError> {
+fn ladder_match<G: MatchGame>(
+    cx: &LadderContext<G>,
+    a: PlayerSpec,
+    b: PlayerSpec,
+    name_a: &str,
+    games: u32,
+    seed: u64,
+    source: &str,
+) -> Result<Tally, LadderError> {
     let fa = cx.players.factory(a)?;
     let fb = cx.players.factory(b.clone())?;
     let run = cx.run;
@@ -297,11 +305,7 @@ pub fn gate_candidates<G: MatchGame + Encode, E: Evaluator<G>>(
     if s.ladder.every > 0 {
         if let Some((best_g, best_path)) = run.best() {
             let name = format!("gen-{best_g:04}");
-            let laddered = read_matches(run)
-                .iter()
-                .filter(|m| m.source == "ladder")
-                .filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok())
-                .max();
+            let laddered = read_matches(run).iter().filter(|m| m.source == "ladder").filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok()).max();
             if ladder_due(laddered, best_g, s.ladder.every) {
                 let cx = LadderContext { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &*s.players };
                 phase("ladder");

@@ -54,7 +54,13 @@ pub fn promotion_curve(gate: &GateConfig, elos: &[f64], draws: f64, trials: u32,
                     let mut pair_points = 0.0;
                     for _ in 0..2 {
                         let x: f64 = rng.random();
-                        let points = if x < w { 1.0 } else if x < w + d { 0.5 } else { 0.0 };
+                        let points = if x < w {
+                            1.0
+                        } else if x < w + d {
+                            0.5
+                        } else {
+                            0.0
+                        };
                         t.add_game(points);
                         pair_points += points;
                     }

@@ -194,14 +194,7 @@ impl LadderConfig {
 /// The human summary of a match, in the form users know from chess tools.
 pub fn summary(a: &str, b: &str, t: &Tally, sprt: Option<&Sprt>) -> String {
     let (elo, ci) = t.elo();
-    let mut s = format!(
-        "Score of {a} vs {b}: {} - {} - {} [{:.3}] {}\n",
-        t.wins,
-        t.losses,
-        t.draws,
-        t.score(),
-        t.games()
-    );
+    let mut s = format!("Score of {a} vs {b}: {} - {} - {} [{:.3}] {}\n", t.wins, t.losses, t.draws, t.score(), t.games());
     let elo_text = match t.one_sided() {
         Some(true) => format!("> {elo:+.1} (A won every game; no finite estimate)"),
         Some(false) => format!("< {elo:+.1} (A lost every game; no finite estimate)"),
@@ -209,11 +202,7 @@ pub fn summary(a: &str, b: &str, t: &Tally, sprt: Option<&Sprt>) -> String {
         None => format!("{elo:+.1} +/- {ci:.1}"),
     };
     s += &format!("Elo difference: {elo_text}, LOS: {:.1} %, DrawRatio: {:.1} %\n", 100.0 * t.los(), 100.0 * t.draw_ratio());
-    s += &format!(
-        "Ptnml(0-2): [{}, {}, {}, {}, {}] ({} pairs)\n",
-        t.penta[0], t.penta[1], t.penta[2], t.penta[3], t.penta[4],
-        t.pairs()
-    );
+    s += &format!("Ptnml(0-2): [{}, {}, {}, {}, {}] ({} pairs)\n", t.penta[0], t.penta[1], t.penta[2], t.penta[3], t.penta[4], t.pairs());
     if let Some(sp) = sprt {
         let (lo, hi) = sp.bounds();
         s += &format!(
@@ -235,11 +224,7 @@ pub fn summary(a: &str, b: &str, t: &Tally, sprt: Option<&Sprt>) -> String {
 pub fn forfeit_line<G: game::MatchGame>(o: &play::MatchOutcome<G>) -> Option<String> {
     let side = |m: &std::collections::BTreeMap<String, u32>| {
         let n: u32 = m.values().sum();
-        if n == 0 {
-            "0".to_string()
-        } else {
-            format!("{n} ({})", m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))
-        }
+        if n == 0 { "0".to_string() } else { format!("{n} ({})", m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")) }
     };
     (!o.forfeits_a.is_empty() || !o.forfeits_b.is_empty()).then(|| format!("Forfeits: A {}, B {}", side(&o.forfeits_a), side(&o.forfeits_b)))
 }

@@ -151,7 +151,14 @@ fn clocked(base: &Limits, overhead: Duration, own: &Clock, other: Option<&Clock>
     let budget = Limits::from_clock(millis(own.remaining), millis(own.tc.inc), own.moves_to_go(), millis(overhead));
     Limits {
         clock: budget.clock,
-        go: Some(GoClock { wtime: red.remaining, btime: blue.remaining, winc: red.tc.inc, binc: blue.tc.inc, movestogo: own.moves_to_go(), deadline: own.remaining + margin }),
+        go: Some(GoClock {
+            wtime: red.remaining,
+            btime: blue.remaining,
+            winc: red.tc.inc,
+            binc: blue.tc.inc,
+            movestogo: own.moves_to_go(),
+            deadline: own.remaining + margin,
+        }),
         ..base.clone()
     }
 }
@@ -242,12 +249,7 @@ impl ForfeitWatch {
                 Some(f) if f.by_a == by_a => {
                     let n = self.in_a_row[i].fetch_add(1, Ordering::Relaxed) + 1;
                     if self.limit > 0 && n >= self.limit as usize {
-                        return Err(MatchError::Forfeits {
-                            player: if by_a { "A" } else { "B" },
-                            name: names[i].into(),
-                            games: n,
-                            cause: f.cause.clone(),
-                        });
+                        return Err(MatchError::Forfeits { player: if by_a { "A" } else { "B" }, name: names[i].into(), games: n, cause: f.cause.clone() });
                     }
                 }
                 _ => self.in_a_row[i].store(0, Ordering::Relaxed),
@@ -376,7 +378,16 @@ mod tests {
         // Three 40 ms moves fit in 0.1 s + 0.01 s a move; the fourth does not.
         let mut slow = contestant(Box::new(Sleeper { nap: Duration::from_millis(40), seen: seen.clone() }), "0.1+0.01");
         let mut fast = contestant(Box::new(RandomPlayer::new(1)), "0/60");
-        let g = play_game(&mut slow, &mut fast, &Rules::default(), &Opening { deal: (), moves: vec![] }, true, 0, &Adjudication::default(), Duration::from_millis(5));
+        let g = play_game(
+            &mut slow,
+            &mut fast,
+            &Rules::default(),
+            &Opening { deal: (), moves: vec![] },
+            true,
+            0,
+            &Adjudication::default(),
+            Duration::from_millis(5),
+        );
         assert_eq!(g.outcome, Outcome::win(Side::Blue.player(), Reason::Time));
         assert_eq!(g.a_points, 0.0);
         assert!(g.forfeit.is_none());
@@ -392,8 +403,22 @@ mod tests {
         assert!(seen[1].go.unwrap().wtime < Duration::from_millis(80));
         assert!(seen.iter().all(|l| l.clock.is_some()));
         // The same player without a clock plays on to the end.
-        let mut untimed = Contestant { player: Box::new(Sleeper { nap: Duration::ZERO, seen: Default::default() }), limits: Limits::default(), tc: None, overhead: Duration::ZERO };
-        let g = play_game(&mut untimed, &mut fast, &Rules { max_plies: 30, ..Rules::default() }, &Opening { deal: (), moves: vec![] }, false, 0, &Adjudication::default(), Duration::ZERO);
+        let mut untimed = Contestant {
+            player: Box::new(Sleeper { nap: Duration::ZERO, seen: Default::default() }),
+            limits: Limits::default(),
+            tc: None,
+            overhead: Duration::ZERO,
+        };
+        let g = play_game(
+            &mut untimed,
+            &mut fast,
+            &Rules { max_plies: 30, ..Rules::default() },
+            &Opening { deal: (), moves: vec![] },
+            false,
+            0,
+            &Adjudication::default(),
+            Duration::ZERO,
+        );
         assert_ne!(g.outcome.reason, Reason::Time);
     }
 

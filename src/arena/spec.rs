@@ -411,7 +411,12 @@ impl PlayerFactory {
 
 /// The players every game builds alike from a spec: MCTS with a loaded network of the game
 /// (`net`) and the random player. Other specs are the caller's (they differ by game).
-pub(super) fn any_game_player<G: Encode>(spec: &PlayerSpec, net: Option<&Arc<NetEvaluator>>, mcts: &MctsConfig, seed: u64) -> Result<(Box<dyn Player<G>>, Limits), PlayerError> {
+pub(super) fn any_game_player<G: Encode>(
+    spec: &PlayerSpec,
+    net: Option<&Arc<NetEvaluator>>,
+    mcts: &MctsConfig,
+    seed: u64,
+) -> Result<(Box<dyn Player<G>>, Limits), PlayerError> {
     match spec {
         PlayerSpec::Mcts { sims, movetime, c_puct, reuse, tc, .. } => {
             let net = net.cloned().ok_or(PlayerError::NoNetwork)?;
@@ -453,7 +458,10 @@ mod tests {
 
     #[test]
     fn specs_parse_and_print() {
-        assert_eq!("alphabeta:depth=3".parse::<PlayerSpec>().unwrap(), PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None });
+        assert_eq!(
+            "alphabeta:depth=3".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None }
+        );
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { tc: None });
         let threaded: PlayerSpec = "alphabeta:movetime=100,threads=2".parse().unwrap();
         assert!(matches!(threaded, PlayerSpec::AlphaBeta { threads: 2, .. }));

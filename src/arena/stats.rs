@@ -126,7 +126,13 @@ impl Tally {
         if self.pairs() > 0 {
             let (m, var, n) = self.pair_moments();
             if var <= 0.0 {
-                return if m > 0.5 { 1.0 } else if m < 0.5 { 0.0 } else { 0.5 };
+                return if m > 0.5 {
+                    1.0
+                } else if m < 0.5 {
+                    0.0
+                } else {
+                    0.5
+                };
             }
             return phi((m - 0.5) / (var / n).sqrt());
         }

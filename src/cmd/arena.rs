@@ -75,13 +75,7 @@ fn settings<G: MatchGame>(args: &ArenaArgs, config: &Config, rules: G::Rules) ->
 fn show_progress(pb: &indicatif::ProgressBar, t: &junglezero::arena::stats::Tally, llr: Option<f64>) {
     let (elo, ci) = t.elo();
     pb.set_position(u64::from(t.games()));
-    pb.set_message(format!(
-        "W {} D {} L {}  Elo {elo:+.0} +/- {ci:.0}{}",
-        t.wins,
-        t.draws,
-        t.losses,
-        llr.map_or(String::new(), |l| format!("  LLR {l:.2}"))
-    ));
+    pb.set_message(format!("W {} D {} L {}  Elo {elo:+.0} +/- {ci:.0}{}", t.wins, t.draws, t.losses, llr.map_or(String::new(), |l| format!("  LLR {l:.2}"))));
 }
 
 /// A flip-game match: both players built for the flip game, every pair of games dealt the
@@ -108,7 +102,14 @@ fn run_flip(args: &ArenaArgs, config: &Config) -> anyhow::Result<()> {
 }
 
 /// The summary on stdout and, with `--json`, in a file.
-fn report<G: MatchGame>(args: &ArenaArgs, outcome: &MatchOutcome<G>, settings: &MatchSettings<G>, name_a: &str, name_b: &str, rules: &str) -> anyhow::Result<()> {
+fn report<G: MatchGame>(
+    args: &ArenaArgs,
+    outcome: &MatchOutcome<G>,
+    settings: &MatchSettings<G>,
+    name_a: &str,
+    name_b: &str,
+    rules: &str,
+) -> anyhow::Result<()> {
     let t = &outcome.tally;
     if outcome.openings < t.pairs() as usize {
         eprintln!("note: only {} distinct openings of {} plies exist; openings were reused", outcome.openings, settings.opening_plies);
@@ -121,12 +122,16 @@ fn report<G: MatchGame>(args: &ArenaArgs, outcome: &MatchOutcome<G>, settings: &
     let adjudicated: Vec<_> = outcome.games.iter().filter(|g| g.outcome.reason == Reason::Adjudication).collect();
     let adjudicated_draws = adjudicated.iter().filter(|g| g.outcome.winner.is_none()).count();
     if !adjudicated.is_empty() {
-        writeln!(out, "Adjudicated: {} games ({} drawn, {} decided) on the players' scores (arena.adjudicate_*)", adjudicated.len(), adjudicated_draws, adjudicated.len() - adjudicated_draws)?;
+        writeln!(
+            out,
+            "Adjudicated: {} games ({} drawn, {} decided) on the players' scores (arena.adjudicate_*)",
+            adjudicated.len(),
+            adjudicated_draws,
+            adjudicated.len() - adjudicated_draws
+        )?;
     }
     // Losses on time, for A and for B.
-    let on_time = |a_lost: bool| {
-        outcome.games.iter().filter(|g| g.outcome.reason == Reason::Time && (g.a_points == 0.0) == a_lost).count()
-    };
+    let on_time = |a_lost: bool| outcome.games.iter().filter(|g| g.outcome.reason == Reason::Time && (g.a_points == 0.0) == a_lost).count();
     let (time_a, time_b) = (on_time(true), on_time(false));
     if time_a + time_b > 0 {
         writeln!(out, "Lost on time: A {time_a}, B {time_b}")?;

@@ -123,11 +123,8 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let x = r.evals_per_second();
     // Raw inference is measured the way the device was fed: the workers' own batches from as
     // many threads, or the server's merged batches from its one thread.
-    let (mean_batch, threads) = if config.selfplay.inference_server {
-        (server.mean_batch().round().max(1.0) as usize, 1)
-    } else {
-        (r.mean_batch().round().max(1.0) as usize, workers)
-    };
+    let (mean_batch, threads) =
+        if config.selfplay.inference_server { (server.mean_batch().round().max(1.0) as usize, 1) } else { (r.mean_batch().round().max(1.0) as usize, workers) };
     writeln!(
         out,
         "self-play: {} evals in {} batches (mean batch {:.0}), {} moves, {} games, {:.1} s, {:.0}% of worker time in the network",
@@ -140,7 +137,12 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
         100.0 * r.eval_seconds / (r.seconds * workers as f64)
     )?;
     if config.selfplay.inference_server {
-        writeln!(out, "inference server: {} network calls, mean batch {:.1} on the device", server.calls.load(std::sync::atomic::Ordering::Relaxed), server.mean_batch())?;
+        writeln!(
+            out,
+            "inference server: {} network calls, mean batch {:.1} on the device",
+            server.calls.load(std::sync::atomic::Ordering::Relaxed),
+            server.mean_batch()
+        )?;
     } else {
         writeln!(out, "no inference server: each worker calls the network, mean batch {mean_batch} on the device")?;
     }
@@ -161,7 +163,12 @@ fn bench_gate(draws: f64, trials: u32, args: &ConfigArgs) -> anyhow::Result<()> 
         "gate: enabled {} max_games {} SPRT elo0 {} elo1 {} alpha {} beta {} (LLR bounds {lo:.2} / {hi:.2}), undecided: accept at score >= {}",
         g.enabled, g.max_games, g.elo0, g.elo1, g.alpha, g.beta, g.undecided_min_score
     )?;
-    writeln!(out, "best-case LLR within max_games: {:.2} ({})", best_case_llr(g), if best_case_llr(g) >= hi { "the SPRT can accept" } else { "the SPRT can never accept H1" })?;
+    writeln!(
+        out,
+        "best-case LLR within max_games: {:.2} ({})",
+        best_case_llr(g),
+        if best_case_llr(g) >= hi { "the SPRT can accept" } else { "the SPRT can never accept H1" }
+    )?;
     writeln!(out, "simulated: {trials} matches per point, draw ratio {draws}")?;
     writeln!(out, "{:>8} {:>10} {:>14} {:>10}", "elo", "P(promote)", "P(by SPRT H1)", "games")?;
     let elos = [-200.0, -100.0, -50.0, -25.0, 0.0, 25.0, 50.0, 100.0, 200.0];

@@ -8,9 +8,9 @@ pub mod perft;
 pub mod play;
 pub mod progress;
 pub mod report;
+pub mod search;
 pub mod selfplay;
 pub mod serve;
-pub mod search;
 pub mod show;
 pub mod train;
 pub mod uci;
@@ -70,12 +70,16 @@ pub fn load_config(args: &ConfigArgs) -> anyhow::Result<Config> {
 
 /// Whether an error is a closed stdout (e.g. output piped into `head`), which is not a failure.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain()
-        .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 /// The evaluator a `--model PATH | --random-init` choice asks for.
-pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, shape: junglezero::game::Shape, seed: u64) -> anyhow::Result<junglezero::nn::burn_eval::NetEvaluator> {
+pub fn evaluator_from(
+    choice: &crate::cli::ModelChoice,
+    config: &Config,
+    shape: junglezero::game::Shape,
+    seed: u64,
+) -> anyhow::Result<junglezero::nn::burn_eval::NetEvaluator> {
     use junglezero::nn::burn_eval::NetEvaluator;
     Ok(match &choice.model {
         Some(path) => NetEvaluator::load(path, &config.hardware, shape)?,

@@ -24,7 +24,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     }
     let mut game = super::game_from_args(&args.position, config.rules)?;
     let spec = match (args.engine, &args.model) {
-        (EngineKind::Mcts, Some(path)) => PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, reuse: None, tc: None },
+        (EngineKind::Mcts, Some(path)) => {
+            PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, reuse: None, tc: None }
+        }
         _ => PlayerSpec::AlphaBeta { depth: None, movetime: None, nodes: None, hash_mb: config.search.hash_mb, threads: config.search.threads, tc: None },
     };
     // The game's rules (with --rules applied) are the ones the players evaluate under.
@@ -94,7 +96,9 @@ fn undo_to_human(game: &mut JungleGame, human: Side) -> bool {
 fn play_flip(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     let mut game = super::flip_game_from_args(&args.position, config.flip_rules)?;
     let spec = match (args.engine, &args.model) {
-        (EngineKind::Mcts, Some(path)) => PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, reuse: None, tc: None },
+        (EngineKind::Mcts, Some(path)) => {
+            PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, reuse: None, tc: None }
+        }
         _ => PlayerSpec::Expectiminimax { depth: None, movetime: None, nodes: None, tc: None },
     };
     let mut engine = FlipFactory::new(spec, &config.mcts, &config.hardware)?.make(0)?.player;

@@ -67,7 +67,8 @@ fn limits(args: &SearchArgs) -> Limits {
     Limits {
         depth: args.depth,
         nodes: args.nodes,
-        movetime: Some(Duration::from_millis(args.movetime.unwrap_or(2000))).filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
+        movetime: Some(Duration::from_millis(args.movetime.unwrap_or(2000)))
+            .filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
         ..Limits::default()
     }
 }

@@ -52,31 +52,33 @@ fn play_out<G: RunGame>(args: &SelfplayArgs, config: &Config, out: &std::path::P
     let plies = std::cell::Cell::new(0u64);
     let mut writer = ShardWriter::<G>::new(out, "selfplay", config.selfplay.games_per_shard);
     let server = junglezero::mcts::server::ServerStats::default();
-    let result = junglezero::mcts::server::maybe_served(&evaluator, config.selfplay.server_config(), &server, |evaluator| run_selfplay(
-        evaluator,
-        &config.mcts,
-        &config.selfplay,
-        &opts,
-        &counters,
-        |rec| {
-            plies.set(plies.get() + rec.moves.len() as u64);
-            if let Some(path) = writer.push(rec)? {
-                tracing::debug!("wrote {}", path.display());
-            }
-            Ok::<(), junglezero::store::StoreError>(())
-        },
-        || {
-            let secs = start.elapsed().as_secs_f64();
-            let games = counters.games.load(Ordering::Relaxed);
-            pb.set_position(games);
-            pb.set_message(format!(
-                "{:.0} moves/s, {:.0} evals/s, mean length {:.1}",
-                per_sec(counters.moves.load(Ordering::Relaxed), secs),
-                per_sec(counters.evals.load(Ordering::Relaxed), secs),
-                if games > 0 { plies.get() as f64 / games as f64 } else { 0.0 },
-            ));
-        },
-    ));
+    let result = junglezero::mcts::server::maybe_served(&evaluator, config.selfplay.server_config(), &server, |evaluator| {
+        run_selfplay(
+            evaluator,
+            &config.mcts,
+            &config.selfplay,
+            &opts,
+            &counters,
+            |rec| {
+                plies.set(plies.get() + rec.moves.len() as u64);
+                if let Some(path) = writer.push(rec)? {
+                    tracing::debug!("wrote {}", path.display());
+                }
+                Ok::<(), junglezero::store::StoreError>(())
+            },
+            || {
+                let secs = start.elapsed().as_secs_f64();
+                let games = counters.games.load(Ordering::Relaxed);
+                pb.set_position(games);
+                pb.set_message(format!(
+                    "{:.0} moves/s, {:.0} evals/s, mean length {:.1}",
+                    per_sec(counters.moves.load(Ordering::Relaxed), secs),
+                    per_sec(counters.evals.load(Ordering::Relaxed), secs),
+                    if games > 0 { plies.get() as f64 / games as f64 } else { 0.0 },
+                ));
+            },
+        )
+    });
     // Finished games are written even when a shard write failed part way.
     let last = writer.flush();
     result?;

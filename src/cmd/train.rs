@@ -169,11 +169,7 @@ fn learn_game<G: RunGame>(run: RunDir, config: Config, min_games: u64, rebuild: 
     pushed?;
     match out {
         Some(g) => println!("learn: wrote candidate gen-{g:04} (step {})", pipeline.meta.step),
-        None => println!(
-            "learn: {} new games waiting, fewer than {}; nothing to do",
-            pipeline.pending_games(),
-            min_games.max(1)
-        ),
+        None => println!("learn: {} new games waiting, fewer than {}; nothing to do", pipeline.pending_games(), min_games.max(1)),
     }
     Ok(())
 }

@@ -31,12 +31,45 @@ pub const ACTIONS: usize = POLICY_PLANES * SQUARES;
 
 /// What each input plane holds (the list above), for tools that read dumped positions.
 pub const PLANE_NAMES: [&str; PLANES] = [
-    "my face-up rat", "my face-up cat", "my face-up dog", "my face-up wolf", "my face-up leopard", "my face-up tiger", "my face-up lion", "my face-up elephant",
-    "opponent face-up rat", "opponent face-up cat", "opponent face-up dog", "opponent face-up wolf", "opponent face-up leopard", "opponent face-up tiger", "opponent face-up lion", "opponent face-up elephant",
-    "face-down squares", "face-down squares of my colour", "face-down squares of the opponent's colour",
-    "my rat face down", "my cat face down", "my dog face down", "my wolf face down", "my leopard face down", "my tiger face down", "my lion face down", "my elephant face down",
-    "opponent rat face down", "opponent cat face down", "opponent dog face down", "opponent wolf face down", "opponent leopard face down", "opponent tiger face down", "opponent lion face down", "opponent elephant face down",
-    "colours decided", "plies since flip or capture / no_progress_plies", "rule dog_over_wolf", "rule no_move_loses",
+    "my face-up rat",
+    "my face-up cat",
+    "my face-up dog",
+    "my face-up wolf",
+    "my face-up leopard",
+    "my face-up tiger",
+    "my face-up lion",
+    "my face-up elephant",
+    "opponent face-up rat",
+    "opponent face-up cat",
+    "opponent face-up dog",
+    "opponent face-up wolf",
+    "opponent face-up leopard",
+    "opponent face-up tiger",
+    "opponent face-up lion",
+    "opponent face-up elephant",
+    "face-down squares",
+    "face-down squares of my colour",
+    "face-down squares of the opponent's colour",
+    "my rat face down",
+    "my cat face down",
+    "my dog face down",
+    "my wolf face down",
+    "my leopard face down",
+    "my tiger face down",
+    "my lion face down",
+    "my elephant face down",
+    "opponent rat face down",
+    "opponent cat face down",
+    "opponent dog face down",
+    "opponent wolf face down",
+    "opponent leopard face down",
+    "opponent tiger face down",
+    "opponent lion face down",
+    "opponent elephant face down",
+    "colours decided",
+    "plies since flip or capture / no_progress_plies",
+    "rule dog_over_wolf",
+    "rule no_move_loses",
 ];
 
 /// The action layout in words.
@@ -128,8 +161,7 @@ impl Encode for FlipGame {
         // else the planes show.
         let r = self.rules();
         let quiet = if r.no_progress_plies > 0 { u64::from(self.quiet()) } else { 0 };
-        let extra = quiet | u64::from(r.no_progress_plies) << 16 | u64::from(r.dog_over_wolf) << 32 | u64::from(r.no_move_loses) << 33
-            | (r.setup as u64) << 34;
+        let extra = quiet | u64::from(r.no_progress_plies) << 16 | u64::from(r.dog_over_wolf) << 32 | u64::from(r.no_move_loses) << 33 | (r.setup as u64) << 34;
         self.hash() ^ extra.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
     }
 }

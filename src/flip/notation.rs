@@ -155,9 +155,7 @@ pub fn parse_position(text: &str, rules: FlipRules) -> Result<FlipGame, Position
     }
     let quiet: u16 = fields[4].parse().map_err(|_| err(format!("quiet plies '{}' is not a whole number", fields[4])))?;
     let ply: u32 = fields[5].parse().map_err(|_| err(format!("ply '{}' is not a whole number", fields[5])))?;
-    let down = |half: Option<Side>| {
-        Square::all().filter(|s| cells[s.index()] == Cell::Hidden && half.is_none_or(|h| s.half() == h)).count()
-    };
+    let down = |half: Option<Side>| Square::all().filter(|s| cells[s.index()] == Cell::Hidden && half.is_none_or(|h| s.half() == h)).count();
     let pool = |side: Option<Side>| (0..16).filter(|&i| side.is_none_or(|s| Piece::from_index(i).side == s)).map(|i| usize::from(hidden[i])).sum::<usize>();
     match rules.setup {
         Setup::Mixed => {

@@ -154,9 +154,7 @@ impl FlipGame {
             for to in from.neighbours() {
                 match self.cells[to.index()] {
                     Cell::Empty => out.push(FlipMove::Step { from, to, capture: false }),
-                    Cell::Up(q) if q.side != mine && self.rules.can_capture(p.kind, q.kind) => {
-                        out.push(FlipMove::Step { from, to, capture: true })
-                    }
+                    Cell::Up(q) if q.side != mine && self.rules.can_capture(p.kind, q.kind) => out.push(FlipMove::Step { from, to, capture: true }),
                     _ => {}
                 }
             }

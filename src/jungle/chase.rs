@@ -25,12 +25,8 @@ impl ChaseRule {
     /// The rule in words, for "illegal" messages.
     pub const fn describe(self) -> &'static str {
         match self {
-            ChaseRule::SevenThree => {
-                "the anti-chase rule 7-3 forbids a piece to enter the same square a fourth time within seven consecutive moves"
-            }
-            ChaseRule::SeventeenFive => {
-                "the anti-chase rule 17-5 forbids a piece moved alone for 17 moves within five squares to enter them again"
-            }
+            ChaseRule::SevenThree => "the anti-chase rule 7-3 forbids a piece to enter the same square a fourth time within seven consecutive moves",
+            ChaseRule::SeventeenFive => "the anti-chase rule 17-5 forbids a piece moved alone for 17 moves within five squares to enter them again",
         }
     }
 }
@@ -127,8 +123,7 @@ fn chased(pos: &Position, rules: &Rules, us: Side, kind: Kind, last: Step) -> bo
     if enemy.side() == us {
         return false;
     }
-    let reaches =
-        NEIGHBOURS[at.index()] & target.bit() != 0 || (enemy.kind().jumps() && jump(pos, at, target) == Some(false));
+    let reaches = NEIGHBOURS[at.index()] & target.bit() != 0 || (enemy.kind().jumps() && jump(pos, at, target) == Some(false));
     reaches && pos.piece_at(target).is_some_and(|p| can_capture(rules, enemy, at, p, target))
 }
 

@@ -33,10 +33,10 @@
 
 use super::position::Position;
 use super::rules::{Repetition, Rules};
-use crate::game::{Encode, Shape};
 use super::state::JungleGame;
 use super::tables::{DEN, Dir, JUMP, STEP, TRAPS, WATER, direction};
 use super::types::{Kind, Move, NUM_SQUARES, Side, Square};
+use crate::game::{Encode, Shape};
 
 pub const PLANES: usize = 32;
 pub const BOARD_SQUARES: usize = NUM_SQUARES;
@@ -46,13 +46,38 @@ pub const ACTIONS: usize = 4 * BOARD_SQUARES;
 
 /// What each input plane holds (the table above), for tools that read dumped positions.
 pub const PLANE_NAMES: [&str; PLANES] = [
-    "own rat", "own cat", "own dog", "own wolf", "own leopard", "own tiger", "own lion", "own elephant",
-    "opponent rat", "opponent cat", "opponent dog", "opponent wolf", "opponent leopard", "opponent tiger", "opponent lion", "opponent elephant",
-    "water", "own traps", "enemy traps", "own den", "enemy den",
-    "position occurred before", "plies since capture / no_capture_plies", "plies played / max_plies",
-    "rule dog_over_wolf", "rule rat_captures_across_shore", "rule elephant_takes_trapped_rat",
-    "rule repetition draw", "rule repetition off", "rule anti_chase",
-    "anti-chase forbidden squares", "anti-chase restricted pieces",
+    "own rat",
+    "own cat",
+    "own dog",
+    "own wolf",
+    "own leopard",
+    "own tiger",
+    "own lion",
+    "own elephant",
+    "opponent rat",
+    "opponent cat",
+    "opponent dog",
+    "opponent wolf",
+    "opponent leopard",
+    "opponent tiger",
+    "opponent lion",
+    "opponent elephant",
+    "water",
+    "own traps",
+    "enemy traps",
+    "own den",
+    "enemy den",
+    "position occurred before",
+    "plies since capture / no_capture_plies",
+    "plies played / max_plies",
+    "rule dog_over_wolf",
+    "rule rat_captures_across_shore",
+    "rule elephant_takes_trapped_rat",
+    "rule repetition draw",
+    "rule repetition off",
+    "rule anti_chase",
+    "anti-chase forbidden squares",
+    "anti-chase restricted pieces",
 ];
 
 /// The action layout in words.

@@ -56,12 +56,7 @@ pub fn why_illegal(game: &JungleGame, mv: Move) -> String {
             } else if kind == Kind::Elephant && target.kind() == Kind::Rat {
                 "the Elephant cannot capture the Rat".into()
             } else {
-                format!(
-                    "a {kind} (rank {}) cannot capture a {} (rank {})",
-                    rules.rank(kind),
-                    target.kind(),
-                    rules.rank(target.kind())
-                )
+                format!("a {kind} (rank {}) cannot capture a {} (rank {})", rules.rank(kind), target.kind(), rules.rank(target.kind()))
             };
         }
     }

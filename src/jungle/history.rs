@@ -108,15 +108,11 @@ impl History {
         self.chase = source.chase;
         let window = source.entries.last().map_or(0, |e| e.window as usize);
         let start = window.min(source.entries.len().saturating_sub(keep));
-        self.entries.extend(
-            source.entries[start..]
-                .iter()
-                .map(|e| Entry {
-                    window: (e.window as usize).saturating_sub(start) as u32,
-                    triple: e.triple.saturating_sub(start as u32),
-                    ..*e
-                }),
-        );
+        self.entries.extend(source.entries[start..].iter().map(|e| Entry {
+            window: (e.window as usize).saturating_sub(start) as u32,
+            triple: e.triple.saturating_sub(start as u32),
+            ..*e
+        }));
     }
 
     /// Records the position reached by `step`; `capture` starts a new window.

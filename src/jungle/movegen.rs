@@ -184,9 +184,7 @@ pub fn legal_moves(pos: &Position, rules: &Rules, hist: &History, out: &mut Move
 /// Number of legal moves (see [`legal_moves`]).
 #[inline]
 pub fn count_legal(pos: &Position, rules: &Rules, hist: &History) -> u32 {
-    if repetition_matters(rules, hist)
-        || (chase_matters(rules, hist) && !chase::restriction(pos, rules, hist).is_empty())
-    {
+    if repetition_matters(rules, hist) || (chase_matters(rules, hist) && !chase::restriction(pos, rules, hist).is_empty()) {
         let mut list = MoveList::new();
         legal_moves(pos, rules, hist, &mut list);
         list.len() as u32

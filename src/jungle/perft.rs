@@ -8,13 +8,13 @@
 
 use super::chase;
 use super::history::History;
-use super::state::JungleGame;
-use crate::game::{Game, Turn};
 use super::movegen::{self, MoveList};
 use super::position::Position;
 use super::rules::{Repetition, Rules};
+use super::state::JungleGame;
 use super::tables::DEN_SQUARE;
 use super::types::Move;
+use crate::game::{Game, Turn};
 
 /// Whether the game ends with the position just pushed onto `hist` (the mover's den entry, a
 /// draw by repetition, the no-capture limit or the move cap). Annihilation needs no check: the

@@ -54,15 +54,7 @@ impl Default for Position {
 impl Position {
     /// An empty board with Red to move.
     pub const fn empty() -> Position {
-        Position {
-            board: [EMPTY; 64],
-            occ: [0; 2],
-            squares: [[NO_SQUARE; 8]; 2],
-            side: Side::Red,
-            halfmove: 0,
-            ply: 0,
-            hash: 0,
-        }
+        Position { board: [EMPTY; 64], occ: [0; 2], squares: [[NO_SQUARE; 8]; 2], side: Side::Red, halfmove: 0, ply: 0, hash: 0 }
     }
 
     /// The standard start position.

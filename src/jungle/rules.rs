@@ -42,11 +42,7 @@ impl FromStr for Repetition {
             "forbidden" => Ok(Repetition::Forbidden),
             "draw" => Ok(Repetition::Draw),
             "off" => Ok(Repetition::Off),
-            _ => Err(RulesError::BadValue {
-                key: "repetition".into(),
-                value: s.into(),
-                expected: "forbidden, draw or off",
-            }),
+            _ => Err(RulesError::BadValue { key: "repetition".into(), value: s.into(), expected: "forbidden, draw or off" }),
         }
     }
 }
@@ -105,15 +101,8 @@ fn parse_count(key: &str, value: &str) -> Result<u16, RulesError> {
 }
 
 impl Rules {
-    pub const KEYS: [&'static str; 7] = [
-        "dog_over_wolf",
-        "rat_captures_across_shore",
-        "elephant_takes_trapped_rat",
-        "repetition",
-        "no_capture_plies",
-        "max_plies",
-        "anti_chase",
-    ];
+    pub const KEYS: [&'static str; 7] =
+        ["dog_over_wolf", "rat_captures_across_shore", "elephant_takes_trapped_rat", "repetition", "no_capture_plies", "max_plies", "anti_chase"];
 
     /// The rank of an animal under these rules (1 = Rat … 8 = Elephant).
     #[inline]
@@ -198,9 +187,7 @@ mod tests {
 
     #[test]
     fn overrides_round_trip_through_display() {
-        let r: Rules = "repetition=off,rat_captures_across_shore=on,elephant_takes_trapped_rat=off"
-            .parse()
-            .unwrap();
+        let r: Rules = "repetition=off,rat_captures_across_shore=on,elephant_takes_trapped_rat=off".parse().unwrap();
         assert_eq!(r.repetition, Repetition::Off);
         assert!(r.rat_captures_across_shore);
         assert!(!r.elephant_takes_trapped_rat);

@@ -21,14 +21,7 @@ pub struct JungleGame {
 
 impl Clone for JungleGame {
     fn clone(&self) -> Self {
-        JungleGame {
-            pos: self.pos,
-            rules: self.rules,
-            history: self.history.clone(),
-            root: self.root,
-            moves: self.moves.clone(),
-            turn: self.turn,
-        }
+        JungleGame { pos: self.pos, rules: self.rules, history: self.history.clone(), root: self.root, moves: self.moves.clone(), turn: self.turn }
     }
 
     /// Reuses the history and move buffers: search copies states this way without allocating.

@@ -80,11 +80,7 @@ const fn offset(s: usize, d: Dir) -> Option<usize> {
     let (df, dr) = d.delta();
     let f = (s % FILES) as isize + df;
     let r = (s / FILES) as isize + dr;
-    if f < 0 || r < 0 || f >= FILES as isize || r >= RANKS as isize {
-        None
-    } else {
-        Some(r as usize * FILES + f as usize)
-    }
+    if f < 0 || r < 0 || f >= FILES as isize || r >= RANKS as isize { None } else { Some(r as usize * FILES + f as usize) }
 }
 
 /// `STEP[dir][sq]`: the neighbouring square in that direction, or [`NO_SQUARE`].
@@ -185,9 +181,7 @@ pub const JUMPS_FROM: [([Jump; 2], u8); NUM_SQUARES] = {
 
 /// The direction of the single step or jump from `from` to `to`, if it is one.
 pub fn direction(from: usize, to: usize) -> Option<Dir> {
-    Dir::ALL
-        .into_iter()
-        .find(|&d| STEP[d.index()][from] as usize == to || JUMP[d.index()][from].to as usize == to)
+    Dir::ALL.into_iter().find(|&d| STEP[d.index()][from] as usize == to || JUMP[d.index()][from].to as usize == to)
 }
 
 const fn splitmix64(state: u64) -> (u64, u64) {

@@ -72,16 +72,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
-        Kind::Rat,
-        Kind::Cat,
-        Kind::Dog,
-        Kind::Wolf,
-        Kind::Leopard,
-        Kind::Tiger,
-        Kind::Lion,
-        Kind::Elephant,
-    ];
+    pub const ALL: [Kind; 8] = [Kind::Rat, Kind::Cat, Kind::Dog, Kind::Wolf, Kind::Leopard, Kind::Tiger, Kind::Lion, Kind::Elephant];
 
     #[inline(always)]
     pub const fn index(self) -> usize {

@@ -5,9 +5,9 @@
 
 use std::time::Instant;
 
+use super::cache::NnCache;
 use super::testing::UniformEvaluator;
 use super::{EvalBuffers, MctsConfig, Search, run_batched};
-use super::cache::NnCache;
 use crate::game::Encode;
 
 /// What [`run`] measured.

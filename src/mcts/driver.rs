@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use super::search::{Search, Step};
 use crate::game::Encode;
-use crate::mcts::{Evaluator, Outputs};
 use crate::mcts::cache::NnCache;
+use crate::mcts::{Evaluator, Outputs};
 
 /// Reusable input and output buffers for batches of up to `capacity` positions.
 pub struct EvalBuffers {
@@ -31,11 +31,7 @@ impl EvalBuffers {
 
     /// The inputs of the first `n` positions and the outputs to write for them.
     pub fn split<G: Encode>(&mut self, n: usize) -> (&[f32], Outputs<'_>) {
-        let out = Outputs {
-            policy: &mut self.policy[..n * G::ACTIONS],
-            value: &mut self.value[..n],
-            moves_left: &mut self.moves_left[..n],
-        };
+        let out = Outputs { policy: &mut self.policy[..n * G::ACTIONS], value: &mut self.value[..n], moves_left: &mut self.moves_left[..n] };
         (&self.inputs[..n * G::INPUT_SIZE], out)
     }
 
@@ -166,13 +162,7 @@ impl Batch {
 }
 
 /// Runs `sims` simulations on one search, evaluating each leaf on its own (the reference).
-pub fn run_plain<G: Encode, E: Evaluator<G>>(
-    search: &mut Search<G>,
-    evaluator: &E,
-    cache: &mut NnCache,
-    sims: u32,
-    buf: &mut EvalBuffers,
-) {
+pub fn run_plain<G: Encode, E: Evaluator<G>>(search: &mut Search<G>, evaluator: &E, cache: &mut NnCache, sims: u32, buf: &mut EvalBuffers) {
     let mut waiting = [Vec::with_capacity(1)];
     for _ in 0..sims {
         round(std::slice::from_mut(search), &[evaluator], std::slice::from_mut(cache), std::slice::from_mut(buf), &mut waiting);
@@ -182,13 +172,7 @@ pub fn run_plain<G: Encode, E: Evaluator<G>>(
 /// Runs `sims` simulations on each search, all in lockstep: every round each search runs one
 /// simulation, the leaves that need the network are evaluated in one batch, and the searches
 /// complete. With deterministic evaluation every search does exactly what `run_plain` would.
-pub fn run_batched<G: Encode, E: Evaluator<G>>(
-    searches: &mut [Search<G>],
-    evaluator: &E,
-    cache: &mut NnCache,
-    sims: u32,
-    buf: &mut EvalBuffers,
-) {
+pub fn run_batched<G: Encode, E: Evaluator<G>>(searches: &mut [Search<G>], evaluator: &E, cache: &mut NnCache, sims: u32, buf: &mut EvalBuffers) {
     let mut waiting = [Vec::with_capacity(searches.len())];
     for _ in 0..sims {
         round(searches, &[evaluator], std::slice::from_mut(cache), std::slice::from_mut(buf), &mut waiting);

@@ -65,11 +65,7 @@ pub fn completed_q<M>(children: &[Node<M>], s: f32, v_net: f32, mut f: impl FnMu
             pi_q += c.prior * c.mean() * s;
         }
     }
-    let v_mix = if sum_n > 0 && pi_vis > 0.0 {
-        (v_net + sum_n as f32 * pi_q / pi_vis) / (1.0 + sum_n as f32)
-    } else {
-        v_net
-    };
+    let v_mix = if sum_n > 0 && pi_vis > 0.0 { (v_net + sum_n as f32 * pi_q / pi_vis) / (1.0 + sum_n as f32) } else { v_net };
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
     for (i, c) in children.iter().enumerate() {
         let q = if c.visits > 0 { c.mean() * s } else { v_mix };

@@ -11,8 +11,8 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma};
 
 use super::gumbel::{self, GumbelParams};
-use super::{Algorithm, MctsConfig};
 use super::tree::{CHANCE, EXPANDED, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
+use super::{Algorithm, MctsConfig};
 use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
 
@@ -314,11 +314,7 @@ impl<G: Encode> Search<G> {
     fn select_child(&self, id: u32) -> u32 {
         let node = &self.tree.nodes[id as usize];
         let s = sign(node.to_move);
-        let (c_puct, fpu_red) = if id == ROOT {
-            (self.config.c_puct, self.config.fpu_reduction_root)
-        } else {
-            (self.config.c_puct, self.config.fpu_reduction)
-        };
+        let (c_puct, fpu_red) = if id == ROOT { (self.config.c_puct, self.config.fpu_reduction_root) } else { (self.config.c_puct, self.config.fpu_reduction) };
         let children = &self.tree.nodes[node.children()];
         let visited_policy: f32 = children.iter().filter(|c| c.visits > 0).map(|c| c.prior).sum();
         let fpu = node.mean() * s - fpu_red * visited_policy.sqrt();
@@ -390,10 +386,7 @@ impl<G: Encode> Search<G> {
         let total: f32 = self.prior_buf.iter().sum();
         let uniform = 1.0 / moves.len().max(1) as f32;
         let priors = &self.prior_buf;
-        self.tree.add_children(
-            id,
-            moves.iter().enumerate().map(|(i, &m)| (m, if total > 0.0 { priors[i] / total } else { uniform })),
-        );
+        self.tree.add_children(id, moves.iter().enumerate().map(|(i, &m)| (m, if total > 0.0 { priors[i] / total } else { uniform })));
         let n = &mut self.tree.nodes[id as usize];
         n.state = EXPANDED;
         n.to_move = to_move;
@@ -530,10 +523,7 @@ impl<G: Encode> Search<G> {
                 return Some(children[i].mv);
             }
         }
-        self.tree.nodes[r.children()]
-            .iter()
-            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior)))
-            .map(|c| c.mv)
+        self.tree.nodes[r.children()].iter().max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))).map(|c| c.mv)
     }
 
     /// A root move sampled with probability proportional to `visits^(1/temperature)`; the most

@@ -174,7 +174,14 @@ fn serve<E: BatchEvaluator>(inner: &E, config: ServerConfig, stats: &ServerStats
 type Scratch<'a> = (&'a mut Vec<f32>, &'a mut Vec<f32>, &'a mut Vec<f32>, &'a mut Vec<f32>);
 
 /// One network call over every waiting request; each gets its rows back.
-fn serve_batch<E: BatchEvaluator>(inner: &E, waiting: &mut Vec<Request>, total: usize, (actions, input_size): (usize, usize), (inputs, policy, value, moves_left): Scratch<'_>, stats: &ServerStats) {
+fn serve_batch<E: BatchEvaluator>(
+    inner: &E,
+    waiting: &mut Vec<Request>,
+    total: usize,
+    (actions, input_size): (usize, usize),
+    (inputs, policy, value, moves_left): Scratch<'_>,
+    stats: &ServerStats,
+) {
     if waiting.is_empty() {
         return;
     }

@@ -55,18 +55,7 @@ impl<M> Node<M> {
 
 impl<M: Default> Node<M> {
     pub fn new(mv: M, prior: f32) -> Node<M> {
-        Node {
-            mv,
-            prior,
-            visits: 0,
-            value_sum: 0.0,
-            moves_left_sum: 0.0,
-            terminal_value: 0.0,
-            first_child: 0,
-            num_children: 0,
-            state: UNEXPANDED,
-            to_move: 0,
-        }
+        Node { mv, prior, visits: 0, value_sum: 0.0, moves_left_sum: 0.0, terminal_value: 0.0, first_child: 0, num_children: 0, state: UNEXPANDED, to_move: 0 }
     }
 }
 

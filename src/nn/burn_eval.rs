@@ -3,12 +3,12 @@
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
 
-use crate::mcts::server::BatchEvaluator;
-use crate::mcts::{Evaluator, Outputs};
 use super::device::{is_cpu, parse_device};
 use super::fused::{FusedNet, HostOutputs};
 use super::model::{MOVES_LEFT_UNIT, ModelConfig, Net, input_tensor};
 use crate::game::{Encode, Shape};
+use crate::mcts::server::BatchEvaluator;
+use crate::mcts::{Evaluator, Outputs};
 use crate::nn::device::HardwareConfig;
 
 /// A network ready for inference on one device. Shared by reference between worker threads
@@ -43,10 +43,8 @@ impl NetEvaluator {
     /// Loads a model file for a game of `shape` onto the configured device (fused CPU path
     /// when configured). A model of another game is refused.
     pub fn load(path: &std::path::Path, hw: &HardwareConfig, shape: Shape) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
-        let device = parse_device(&hw.device).map_err(|e| super::modelfile::ModelFileError::Header {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let device =
+            parse_device(&hw.device).map_err(|e| super::modelfile::ModelFileError::Header { path: path.display().to_string(), message: e.to_string() })?;
         let e = NetEvaluator::from_file(path, device, shape)?;
         Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
     }

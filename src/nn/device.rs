@@ -26,9 +26,7 @@ impl HardwareConfig {
     /// The device name names a backend compiled into this binary, and a GPU device opens and
     /// computes ([`check_device`]).
     pub fn validate(&self) -> Result<(), crate::check::ConfigError> {
-        check_device(&self.device)
-            .map(drop)
-            .map_err(|e| crate::check::ConfigError::Invalid { key: "hardware.device".into(), message: e.to_string() })
+        check_device(&self.device).map(drop).map_err(|e| crate::check::ConfigError::Invalid { key: "hardware.device".into(), message: e.to_string() })
     }
 
     /// The device with the adapter's name where the backend reports one, e.g.

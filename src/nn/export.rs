@@ -54,9 +54,8 @@ pub fn sample_positions(rules: &Rules, seed: u64) -> Vec<JungleGame> {
             }
             let moves = g.legal_moves();
             // Sometimes step back and forth so repetition planes are exercised.
-            let undo = g.moves().len().checked_sub(2).map(|i| g.moves()[i]).and_then(|m| {
-                moves.iter().copied().find(|c| c.from() == m.to() && c.to() == m.from())
-            });
+            let undo =
+                g.moves().len().checked_sub(2).map(|i| g.moves()[i]).and_then(|m| moves.iter().copied().find(|c| c.from() == m.to() && c.to() == m.from()));
             let m = match undo {
                 Some(u) if rng.random_bool(0.3) => u,
                 _ => moves[rng.random_range(0..moves.len())],

@@ -10,8 +10,8 @@
 use std::cell::RefCell;
 
 use burn::nn::BatchNorm;
-use burn::nn::conv::Conv2d;
 use burn::nn::Linear;
+use burn::nn::conv::Conv2d;
 use burn::prelude::*;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2};

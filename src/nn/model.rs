@@ -143,12 +143,7 @@ impl ModelConfig {
             stem_conv: conv(shape.planes, c, 3, false, device),
             stem_bn: bn(c, device),
             blocks: (0..self.blocks)
-                .map(|_| ResBlock {
-                    conv1: conv(c, c, 3, false, device),
-                    bn1: bn(c, device),
-                    conv2: conv(c, c, 3, false, device),
-                    bn2: bn(c, device),
-                })
+                .map(|_| ResBlock { conv1: conv(c, c, 3, false, device), bn1: bn(c, device), conv2: conv(c, c, 3, false, device), bn2: bn(c, device) })
                 .collect(),
             policy_conv: conv(c, self.policy_channels, 1, false, device),
             policy_bn: bn(self.policy_channels, device),

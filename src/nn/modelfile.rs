@@ -138,11 +138,7 @@ fn meta_shape(meta: &ModelMeta, path: &str) -> Result<Shape, ModelFileError> {
 
 /// Refuses a model of another game than `shape`'s.
 pub fn check_game(meta: &ModelMeta, shape: Shape, path: &str) -> Result<(), ModelFileError> {
-    if meta.game == shape.game {
-        Ok(())
-    } else {
-        Err(ModelFileError::WrongGame { path: path.into(), found: meta.game.clone(), expected: shape.game.into() })
-    }
+    if meta.game == shape.game { Ok(()) } else { Err(ModelFileError::WrongGame { path: path.into(), found: meta.game.clone(), expected: shape.game.into() }) }
 }
 
 /// Builds the network from a model file's parts on `device`.
@@ -157,12 +153,9 @@ pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) ->
             message: format!("{} bytes of weights cannot hold a {} network (at least {needed} bytes)", weights.len(), meta.model.describe()),
         });
     }
-    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights))
-        .map_err(|e| ModelFileError::Weights { path: path.into(), message: e.to_string() })?;
-    let net = meta.model
-        .init(shape, device)
-        .try_load_record(record)
-        .map_err(|e| ModelFileError::Weights { path: path.into(), message: one_line(&e.to_string()) })?;
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights)).map_err(|e| ModelFileError::Weights { path: path.into(), message: e.to_string() })?;
+    let net =
+        meta.model.init(shape, device).try_load_record(record).map_err(|e| ModelFileError::Weights { path: path.into(), message: one_line(&e.to_string()) })?;
     if !net.is_finite() {
         return Err(ModelFileError::Weights { path: path.into(), message: "some weights are NaN or infinite (the training that wrote them diverged)".into() });
     }
@@ -244,7 +237,11 @@ mod tests {
     #[test]
     fn a_header_claiming_a_huge_network_is_refused_before_it_is_built() {
         let device = crate::nn::device::parse_device("flex").unwrap();
-        for model in [ModelConfig::default(), ModelConfig { moves_left: true, ..ModelConfig::gpu_sized() }, ModelConfig { opponent_policy: true, short_value: true, ..ModelConfig::default() }] {
+        for model in [
+            ModelConfig::default(),
+            ModelConfig { moves_left: true, ..ModelConfig::gpu_sized() },
+            ModelConfig { opponent_policy: true, short_value: true, ..ModelConfig::default() },
+        ] {
             for shape in games::SHAPES {
                 let n = model.init(shape, &device).num_params() as u64;
                 let w = model.weight_count(shape);

@@ -28,10 +28,10 @@ use crate::config::Config;
 use crate::flip::FlipGame;
 use crate::games::GameName;
 use crate::jungle::JungleGame;
-use options::OptionError;
-use parse::Command;
 use crate::store::caps;
 use crate::store::lines::CappedLines;
+use options::OptionError;
+use parse::Command;
 use session::{Session, SessionControl};
 
 /// Where protocol output goes; shared with the search thread.

@@ -21,11 +21,17 @@ pub enum Command {
     IsReady,
     NewGame,
     /// `fen: None` is the start position.
-    Position { fen: Option<String>, moves: Vec<String> },
+    Position {
+        fen: Option<String>,
+        moves: Vec<String>,
+    },
     Go(GoParams),
     Stop,
     Quit,
-    SetOption { name: String, value: Option<String> },
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
     /// A blank line.
     Nothing,
 }
@@ -163,10 +169,7 @@ mod tests {
         );
         let go = parse("go wtime 1000 btime 2000 winc 10 binc 20").unwrap();
         assert_eq!(go, Command::Go(GoParams { wtime: Some(1000), btime: Some(2000), winc: Some(10), binc: Some(20), ..GoParams::default() }));
-        assert_eq!(
-            parse("setoption name Hash value 128"),
-            Ok(Command::SetOption { name: "Hash".into(), value: Some("128".into()) })
-        );
+        assert_eq!(parse("setoption name Hash value 128"), Ok(Command::SetOption { name: "Hash".into(), value: Some("128".into()) }));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! What a report is made of, read from a run directory: metrics.jsonl (training, self-play,
 //! gate, match and rating events) and the model files' headers.
 
-use crate::arena::gate::{ANCHOR, FLIP_ANCHOR, LoggedMatch, ratings};
 use crate::arena::bt::Rating;
+use crate::arena::gate::{ANCHOR, FLIP_ANCHOR, LoggedMatch, ratings};
 use crate::nn::modelfile;
 use crate::store::events::Event;
 use crate::store::run::RunDir;

@@ -89,7 +89,13 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     let best = d.checkpoints.iter().filter(|c| c.promoted).last();
     let _ = writeln!(s, "## Summary\n");
     let _ = writeln!(s, "| | |\n|---|---|");
-    let _ = writeln!(s, "| generations trained | {} ({} promoted after generation 0, {} rejected) |", d.checkpoints.len().saturating_sub(1), promoted.saturating_sub(1), rejected);
+    let _ = writeln!(
+        s,
+        "| generations trained | {} ({} promoted after generation 0, {} rejected) |",
+        d.checkpoints.len().saturating_sub(1),
+        promoted.saturating_sub(1),
+        rejected
+    );
     let _ = writeln!(s, "| self-play games | {games} |");
     let _ = writeln!(s, "| training steps | {steps} |");
     if d.sessions.len() > 1 {

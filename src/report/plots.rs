@@ -74,12 +74,7 @@ fn elo_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, d: &RunData, axi
         1 => ("training steps", d.checkpoints.iter().map(|c| c.steps as f64).collect()),
         _ => ("wall time (hours)", d.checkpoints.iter().map(|c| d.elapsed(c.created) / 3600.0).collect()),
     };
-    let pts: Vec<(f64, f64, f64)> = d
-        .checkpoints
-        .iter()
-        .zip(&xs)
-        .filter_map(|(c, &x)| c.rating.map(|r| (x, r.elo, r.ci95)))
-        .collect();
+    let pts: Vec<(f64, f64, f64)> = d.checkpoints.iter().zip(&xs).filter_map(|(c, &x)| c.rating.map(|r| (x, r.elo, r.ci95))).collect();
     let (x0, x1) = span(xs.iter().copied().chain([0.0]), 0.05);
     let (y0, y1) = span(pts.iter().flat_map(|p| [p.1 - p.2, p.1 + p.2]).chain(d.depths.iter().map(|x| x.1.elo)), 0.1);
     let mut chart = ChartBuilder::on(area)
@@ -101,16 +96,12 @@ fn elo_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, d: &RunData, axi
         .map_err(err)?;
     for (depth, r) in &d.depths {
         let c = Palette99::pick(*depth as usize + 3).mix(0.8);
-        chart
-            .draw_series(DashedLineSeries::new(vec![(x0, r.elo), (x1, r.elo)], 6, 4, c.stroke_width(1)))
-            .map_err(err)?;
+        chart.draw_series(DashedLineSeries::new(vec![(x0, r.elo), (x1, r.elo)], 6, 4, c.stroke_width(1))).map_err(err)?;
         chart
             .draw_series(std::iter::once(Text::new(format!("{} d{depth}", d.engine), (x0 + (x1 - x0) * 0.01, r.elo), (FONT_NAME, 11).into_font().color(&c))))
             .map_err(err)?;
     }
-    chart
-        .draw_series(pts.iter().map(|&(x, y, e)| ErrorBar::new_vertical(x, y - e, y, y + e, BLUE.mix(0.6).stroke_width(1), 6)))
-        .map_err(err)?;
+    chart.draw_series(pts.iter().map(|&(x, y, e)| ErrorBar::new_vertical(x, y - e, y, y + e, BLUE.mix(0.6).stroke_width(1), 6))).map_err(err)?;
     chart.draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), BLUE.stroke_width(2))).map_err(err)?;
     chart.draw_series(pts.iter().map(|&(x, y, _)| Circle::new((x, y), 4, BLUE.filled()))).map_err(err)?;
     Ok(())
@@ -164,11 +155,8 @@ pub fn losses(dir: &Path, d: &RunData) -> PlotResult {
 /// Each candidate's Elo against the best network at the time, with its interval, green when
 /// promoted and red when rejected.
 pub fn gates(dir: &Path, d: &RunData) -> PlotResult {
-    let pts: Vec<(f64, f64, f64, bool)> = d
-        .gates
-        .iter()
-        .filter_map(|g| Some((g.generation as f64, g.elo?, g.elo_ci95.filter(|c| c.is_finite()).unwrap_or(0.0), g.accepted)))
-        .collect();
+    let pts: Vec<(f64, f64, f64, bool)> =
+        d.gates.iter().filter_map(|g| Some((g.generation as f64, g.elo?, g.elo_ci95.filter(|c| c.is_finite()).unwrap_or(0.0), g.accepted))).collect();
     render!(dir, "gate", (1000, 460), |root: &DrawingArea<_, Shift>| -> PlotResult {
         let (x0, x1) = span(pts.iter().map(|p| p.0), 0.05);
         let (y0, y1) = span(pts.iter().flat_map(|p| [p.1 - p.2, p.1 + p.2]).chain([0.0]), 0.1);
@@ -190,9 +178,7 @@ pub fn gates(dir: &Path, d: &RunData) -> PlotResult {
             .map_err(err)?;
         chart.draw_series(DashedLineSeries::new(vec![(x0, 0.0), (x1, 0.0)], 5, 4, BLACK.mix(0.5).stroke_width(1))).map_err(err)?;
         let col = |ok: bool| if ok { full_palette::GREEN_700 } else { RED };
-        chart
-            .draw_series(pts.iter().map(|&(x, y, e, ok)| ErrorBar::new_vertical(x, y - e, y, y + e, col(ok).mix(0.7).stroke_width(1), 6)))
-            .map_err(err)?;
+        chart.draw_series(pts.iter().map(|&(x, y, e, ok)| ErrorBar::new_vertical(x, y - e, y, y + e, col(ok).mix(0.7).stroke_width(1), 6))).map_err(err)?;
         chart.draw_series(pts.iter().map(|&(x, y, _, ok)| Circle::new((x, y), 5, col(ok).filled()))).map_err(err)?;
         Ok(())
     })
@@ -237,9 +223,7 @@ pub fn colours(dir: &Path, d: &RunData) -> PlotResult {
             let mut y = 0.0;
             for (k, &c) in counts.iter().enumerate() {
                 let h = c as f64 / total;
-                chart
-                    .draw_series(std::iter::once(Rectangle::new([(i as f64 - 0.4, y), (i as f64 + 0.4, y + h)], colours[k].filled())))
-                    .map_err(err)?;
+                chart.draw_series(std::iter::once(Rectangle::new([(i as f64 - 0.4, y), (i as f64 + 0.4, y + h)], colours[k].filled()))).map_err(err)?;
                 y += h;
             }
         }

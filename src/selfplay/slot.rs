@@ -10,8 +10,8 @@ use rand_chacha::ChaCha8Rng;
 use super::SelfplayConfig;
 use super::record::{GameRecord, MoveRecord};
 use crate::game::{Outcome, Reason, Turn};
-use crate::mcts::{Algorithm, InFlight, MctsConfig, Search, Step};
 use crate::mcts::cache::NnCache;
+use crate::mcts::{Algorithm, InFlight, MctsConfig, Search, Step};
 use crate::trainable::Trainable;
 
 /// Sum of the integer counts an improved-policy target is written as.
@@ -209,11 +209,7 @@ impl<G: Trainable> Slot<G> {
         } else if self.search.config().algorithm == Algorithm::Gumbel {
             // The improved policy, as integer counts summing to about TARGET_TOTAL.
             self.search.improved_policy(&mut self.policy_buf);
-            self.policy_buf
-                .iter()
-                .map(|&(m, p)| (m, (p * TARGET_TOTAL).round() as u32))
-                .filter(|&(_, n)| n > 0)
-                .collect()
+            self.policy_buf.iter().map(|&(m, p)| (m, (p * TARGET_TOTAL).round() as u32)).filter(|&(_, n)| n > 0).collect()
         } else {
             let mut target = Vec::new();
             self.search.policy_target(&mut target);
@@ -240,8 +236,7 @@ impl<G: Trainable> Slot<G> {
         }
         let plies = self.decisions as f32;
         let c = &self.config;
-        let t = c.temperature_end
-            + (c.temperature_start - c.temperature_end) * 0.5f32.powf(plies / c.temperature_halflife.max(1e-3));
+        let t = c.temperature_end + (c.temperature_start - c.temperature_end) * 0.5f32.powf(plies / c.temperature_halflife.max(1e-3));
         let Some(mv) = self.search.choose_move(t) else {
             // No legal move at the root cannot happen in a live game; end it as the rules would.
             return Some(self.finish(Outcome::win(mover.other(), Reason::NoMoves)));

@@ -8,18 +8,18 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
+use super::SelfplayConfig;
 use super::bootstrap::{Heuristic, HeuristicBlend};
 use super::record::GameRecord;
 use super::shards::ShardWriter;
 use super::worker::{Counters, Handover, RunOptions};
-use super::SelfplayConfig;
 use crate::game::{Reason, Seat};
 use crate::mcts::{Evaluator, MctsConfig};
-use crate::trainable::Trainable;
 use crate::store::StoreError;
 use crate::store::events::{Event, GamesEvent, now};
 use crate::store::hooks::unwritten;
 use crate::store::run::RunDir;
+use crate::trainable::Trainable;
 
 /// What a self-play stage plays with besides the evaluator (parts of the run's config).
 #[derive(Clone)]

@@ -22,11 +22,11 @@ use serde::{Deserialize, Serialize};
 use super::record::{GameRecord, MoveRecord};
 use super::slot::PlayOut;
 use super::worker::Handover;
-use std::sync::Arc;
 use crate::alphabeta::{Engine, Eval, EvalWeights, Limits, SearchConfig, WIN, WIN_BOUND};
 use crate::check::{ConfigError, check_range};
 use crate::game::{Game, Outcome, Turn};
 use crate::jungle::{JungleGame, Move, Rules};
+use std::sync::Arc;
 
 /// Prefix of the shard files holding teacher games (the run directory's games/).
 pub const SHARD_PREFIX: &str = "teacher";
@@ -191,7 +191,13 @@ impl Teacher {
                     let r = self.engine.search(&child, &child_limits, &mut |_| {});
                     // A forced result found below the root is one ply further from here.
                     let v = -r.value;
-                    if v >= WIN_BOUND { v - 1 } else if v <= -WIN_BOUND { v + 1 } else { v }
+                    if v >= WIN_BOUND {
+                        v - 1
+                    } else if v <= -WIN_BOUND {
+                        v + 1
+                    } else {
+                        v
+                    }
                 }
             };
             self.scored.push(Scored { mv, score });

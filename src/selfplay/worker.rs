@@ -72,12 +72,7 @@ impl<G: Trainable> RunOptions<G> {
 }
 
 /// Plays `opts.games` games one at a time, each leaf evaluated alone.
-pub fn play_plain<G: Trainable, E: Evaluator<G>>(
-    evaluator: &E,
-    mcts: &MctsConfig,
-    config: &SelfplayConfig,
-    opts: &RunOptions<G>,
-) -> Vec<GameRecord<G>> {
+pub fn play_plain<G: Trainable, E: Evaluator<G>>(evaluator: &E, mcts: &MctsConfig, config: &SelfplayConfig, opts: &RunOptions<G>) -> Vec<GameRecord<G>> {
     let mut batch = Batch::new::<G>(1, 1, mcts.cache_entries);
     let evaluators: [&dyn Evaluator<G>; 1] = [evaluator];
     let mut slot = Slot::new(&opts.root, mcts, config);

@@ -145,14 +145,7 @@ fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> MctsVi
     children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
     children.truncate(TOP);
     let pv = search.principal_variation(32).iter().map(|m| m.to_string()).collect();
-    MctsView {
-        sims,
-        time_ms: start.elapsed().as_millis() as u64,
-        value: search.root_value(),
-        best: search.best_move().map(|m| m.to_string()),
-        children,
-        pv,
-    }
+    MctsView { sims, time_ms: start.elapsed().as_millis() as u64, value: search.root_value(), best: search.best_move().map(|m| m.to_string()), children, pv }
 }
 
 /// Runs MCTS with `net` from `game` for `sims` simulations or `time`, whichever ends first, or
@@ -235,7 +228,13 @@ impl AlphaBetaView {
 
 /// Runs the alpha-beta engine on `game` within `limits`, stopped by `stop`; `report` sees each
 /// completed iteration (returning false stops the search). Returns the final result.
-pub fn run_alphabeta(config: &Config, game: &JungleGame, limits: &Limits, stop: Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
+pub fn run_alphabeta(
+    config: &Config,
+    game: &JungleGame,
+    limits: &Limits,
+    stop: Arc<AtomicBool>,
+    report: &mut dyn FnMut(&AlphaBetaView) -> bool,
+) -> AlphaBetaView {
     let search = crate::alphabeta::SearchConfig { hash_mb: config.search.hash_mb.min(HASH_MB), threads: 1, ..config.search.clone() };
     let mut engine = Engine::new(&search, Eval::new(&config.eval, *game.rules())).with_stop(stop.clone());
     let r = engine.search(game, limits, &mut |info: &Info| {

@@ -38,7 +38,13 @@ pub fn nature() -> ChaCha8Rng {
 /// The flip game from `fen` (none or empty: a new deal) after `moves`. A flip without its
 /// outcome (`f:b3`) as the last move gets one drawn from `rng`; the moves come back with it
 /// written in (`f:b3=L`).
-pub fn game_of<S: AsRef<str>>(base: FlipRules, fen: Option<&str>, moves: &[S], rules: Option<&str>, rng: &mut ChaCha8Rng) -> Result<(FlipGame, Vec<String>), ApiError> {
+pub fn game_of<S: AsRef<str>>(
+    base: FlipRules,
+    fen: Option<&str>,
+    moves: &[S],
+    rules: Option<&str>,
+    rng: &mut ChaCha8Rng,
+) -> Result<(FlipGame, Vec<String>), ApiError> {
     let r = with_overrides(base, rules)?;
     let mut game = match fen.map(str::trim).filter(|f| !f.is_empty()) {
         None => FlipGame::start(r),

@@ -64,7 +64,11 @@ pub async fn position(State(st): AppState, body: Result<Json<PositionRequest>, J
 pub enum Board {
     Jungle(JungleGame),
     /// The flip game, the text it started from and its moves (nature's draws written in).
-    Flip { game: FlipGame, root: String, moves: Vec<String> },
+    Flip {
+        game: FlipGame,
+        root: String,
+        moves: Vec<String>,
+    },
 }
 
 impl Board {
@@ -72,7 +76,8 @@ impl Board {
         match req.game {
             GameName::Jungle => Ok(Board::Jungle(req.game(st.config.rules)?)),
             GameName::Flip => {
-                let (game, moves) = super::flip::game_of(st.config.flip_rules, req.fen.as_deref(), &req.moves, req.rules.as_deref(), &mut super::flip::nature())?;
+                let (game, moves) =
+                    super::flip::game_of(st.config.flip_rules, req.fen.as_deref(), &req.moves, req.rules.as_deref(), &mut super::flip::nature())?;
                 let root = match req.fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
                     Some(f) => f.to_string(),
                     None => crate::flip::position(&FlipGame::start(*game.rules())),
@@ -269,7 +274,10 @@ fn engines(spec: Option<&str>, st: &ServeState, game: GameName) -> Result<Engine
 /// Live analysis as server-sent events: `position`, then `network`, `mcts` (repeated as the
 /// tree grows) and `alphabeta` (each iteration), then `done`. Closing the stream stops the
 /// search.
-pub async fn analyse(State(st): AppState, q: Result<Query<AnalyseQuery>, QueryRejection>) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+pub async fn analyse(
+    State(st): AppState,
+    q: Result<Query<AnalyseQuery>, QueryRejection>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let q = q?.0;
     let moves: Vec<String> = q.moves.as_deref().unwrap_or("").split([' ', ',']).filter(|m| !m.is_empty()).map(str::to_string).collect();
     let req = PositionRequest { game: q.game, fen: q.fen.clone(), moves, rules: q.rules.clone() };
@@ -356,7 +364,8 @@ pub struct RecordsReply {
 /// larger than [`super::MAX_UPLOAD`] is refused before its body is read; one that turns out
 /// larger is refused when it passes the limit.
 pub async fn records(State(st): AppState, headers: axum::http::HeaderMap, body: axum::body::Body) -> Result<Json<RecordsReply>, ApiError> {
-    let too_large = || ApiError { status: axum::http::StatusCode::PAYLOAD_TOO_LARGE, message: format!("the upload is larger than {} MiB", super::MAX_UPLOAD >> 20) };
+    let too_large =
+        || ApiError { status: axum::http::StatusCode::PAYLOAD_TOO_LARGE, message: format!("the upload is larger than {} MiB", super::MAX_UPLOAD >> 20) };
     let declared = headers.get(axum::http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > super::MAX_UPLOAD as u64) {
         return Err(too_large());
@@ -364,11 +373,7 @@ pub async fn records(State(st): AppState, headers: axum::http::HeaderMap, body: 
     let body = axum::body::to_bytes(body, super::MAX_UPLOAD).await.map_err(|e| {
         // axum names the limit's error only in words.
         let over = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source()).any(|e| e.to_string().contains("length limit"));
-        if over {
-            too_large()
-        } else {
-            ApiError::bad(format!("the upload was not read: {e}"))
-        }
+        if over { too_large() } else { ApiError::bad(format!("the upload was not read: {e}")) }
     })?;
     let rules = st.config.rules;
     let games = tokio::task::spawn_blocking(move || parse_records(&body, rules)).await.map_err(|_| ApiError::internal("reading the records failed"))??;

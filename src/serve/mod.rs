@@ -64,8 +64,19 @@ pub struct ServeState {
 impl ServeState {
     /// `searches`: how many searches may run at once (each uses one core).
     pub fn new(config: Config, network: Option<Arc<NetEvaluator>>, model_name: Option<String>, report_dir: Option<PathBuf>, searches: usize) -> ServeState {
-        let network_game = network.as_ref().map(|n| if n.shape() == crate::games::GameName::Flip.shape() { crate::games::GameName::Flip } else { crate::games::GameName::Jungle });
-        ServeState { config, network, network_game, model_name, report_dir, sessions: Mutex::new(HashMap::new()), slots: Arc::new(tokio::sync::Semaphore::new(searches.max(1))), searches: searches.max(1) }
+        let network_game = network
+            .as_ref()
+            .map(|n| if n.shape() == crate::games::GameName::Flip.shape() { crate::games::GameName::Flip } else { crate::games::GameName::Jungle });
+        ServeState {
+            config,
+            network,
+            network_game,
+            model_name,
+            report_dir,
+            sessions: Mutex::new(HashMap::new()),
+            slots: Arc::new(tokio::sync::Semaphore::new(searches.max(1))),
+            searches: searches.max(1),
+        }
     }
 
     /// Starts a search for `session`: stops the session's running search, then takes a slot.
@@ -178,7 +189,12 @@ impl Default for ConnectionLimits {
 }
 
 /// Serves `app` on `listener` until `shutdown` completes, under `limits`.
-pub async fn serve_until(listener: tokio::net::TcpListener, app: Router, limits: ConnectionLimits, shutdown: impl std::future::Future<Output = ()>) -> std::io::Result<()> {
+pub async fn serve_until(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
     let connections = Arc::new(tokio::sync::Semaphore::new(limits.connections.max(1)));

@@ -105,7 +105,13 @@ pub struct ResultView {
 
 impl PieceView {
     pub fn new(square: String, side: Side, kind: Kind, letter: char, dog_over_wolf: bool) -> PieceView {
-        PieceView { square, side: side_name(side).to_string(), kind: kind.name().to_ascii_lowercase(), letter: letter.to_string(), strength: kind.rank(dog_over_wolf) }
+        PieceView {
+            square,
+            side: side_name(side).to_string(),
+            kind: kind.name().to_ascii_lowercase(),
+            letter: letter.to_string(),
+            strength: kind.rank(dog_over_wolf),
+        }
     }
 }
 
@@ -144,10 +150,7 @@ impl PositionView {
     pub fn of(game: &JungleGame) -> PositionView {
         let pos = game.position();
         let rules = game.rules();
-        let pieces = pos
-            .pieces()
-            .map(|(sq, p)| PieceView::new(sq.to_string(), p.side(), p.kind(), p.letter(), rules.dog_over_wolf))
-            .collect();
+        let pieces = pos.pieces().map(|(sq, p)| PieceView::new(sq.to_string(), p.side(), p.kind(), p.letter(), rules.dog_over_wolf)).collect();
         let result = match game.turn() {
             Turn::Over(o) => Some(ResultView::of(&o)),
             _ => None,

@@ -197,11 +197,25 @@ mod tests {
 
     #[test]
     fn events_round_trip_and_bad_lines_are_named() {
-        let m = Event::Match(MatchEvent { time: 1.5, source: "ladder".into(), a: "gen-0002".into(), b: "alphabeta:depth=1".into(), wins: 3, losses: 1, draws: 0, penta: [0, 0, 1, 0, 1] });
+        let m = Event::Match(MatchEvent {
+            time: 1.5,
+            source: "ladder".into(),
+            a: "gen-0002".into(),
+            b: "alphabeta:depth=1".into(),
+            wins: 3,
+            losses: 1,
+            draws: 0,
+            penta: [0, 0, 1, 0, 1],
+        });
         let g = Event::Gate(GateEvent { time: 2.0, generation: 3, accepted: true, reason: "gating disabled".into(), ..GateEvent::default() });
         let st = Event::Start(StartEvent { time: 2.5, generation: 3 });
         assert_eq!(to_line(&st), r#"{"kind":"start","time":2.5,"generation":3}"#);
-        let text = format!("{}\n\n{}\n{}\n{{\"kind\":\"train\",\"time\":1}}\n{{\"kind\":\"mystery\"}}\n{{\"kind\":\"match\",\"ti", to_line(&m), to_line(&g), to_line(&st));
+        let text = format!(
+            "{}\n\n{}\n{}\n{{\"kind\":\"train\",\"time\":1}}\n{{\"kind\":\"mystery\"}}\n{{\"kind\":\"match\",\"ti",
+            to_line(&m),
+            to_line(&g),
+            to_line(&st)
+        );
         let (events, problems) = parse(&text);
         assert_eq!(events, vec![m, g, st]);
         assert_eq!(problems.len(), 3, "{problems:?}");

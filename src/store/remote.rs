@@ -162,15 +162,7 @@ impl Remote {
         let mirror = self.mirror.parent().map_or_else(|| self.mirror.clone(), |p| p.join(role));
         let (runtime, index) = open_mirror(&self.url, &mirror)?;
         let writer = format!("{role}-{}-{}", std::process::id(), (super::events::now() * 1e6) as u64);
-        Ok(Remote {
-            url: self.url.clone(),
-            store: self.store.clone(),
-            prefix: self.prefix.clone(),
-            mirror,
-            writer,
-            runtime,
-            index: Mutex::new(index),
-        })
+        Ok(Remote { url: self.url.clone(), store: self.store.clone(), prefix: self.prefix.clone(), mirror, writer, runtime, index: Mutex::new(index) })
     }
 
     pub fn url(&self) -> &str {
@@ -213,7 +205,13 @@ impl Remote {
             return Kind::Replaced;
         }
         if let Some(m) = rel.strip_prefix("metrics/") {
-            return if rel == self.metrics_rel() { Kind::Owned } else if m.ends_with(".jsonl") { Kind::Foreign } else { Kind::Local };
+            return if rel == self.metrics_rel() {
+                Kind::Owned
+            } else if m.ends_with(".jsonl") {
+                Kind::Foreign
+            } else {
+                Kind::Local
+            };
         }
         if rel.starts_with("report/") {
             return Kind::Owned;
@@ -302,10 +300,8 @@ impl Remote {
                 continue;
             }
             let shown = self.show(&rel);
-            let bytes = self
-                .runtime
-                .block_on(async { self.store.get(&meta.location).await?.bytes().await })
-                .map_err(|e| store_error("cannot download", &shown, e))?;
+            let bytes =
+                self.runtime.block_on(async { self.store.get(&meta.location).await?.bytes().await }).map_err(|e| store_error("cannot download", &shown, e))?;
             super::write_atomic(&local, &bytes)?;
             if let Some((size, mtime_ns)) = file_stamp(&local) {
                 index.files.insert(rel, Synced { e_tag: meta.e_tag.clone(), version: meta.version.clone(), size, mtime_ns });
@@ -466,9 +462,8 @@ impl Remote {
                     .runtime
                     .block_on(async { self.store.get(&self.object(&rel)).await?.bytes().await })
                     .map_err(|e| store_error("cannot download", &shown, e))?;
-                let verdict = serde_json::from_slice::<serde_json::Value>(&body)
-                    .ok()
-                    .and_then(|v| v.get("verdict").and_then(|v| v.as_str()).map(str::to_string));
+                let verdict =
+                    serde_json::from_slice::<serde_json::Value>(&body).ok().and_then(|v| v.get("verdict").and_then(|v| v.as_str()).map(str::to_string));
                 let dir = match verdict.as_deref() {
                     Some("promoted") => "models",
                     Some("rejected") => "rejected",

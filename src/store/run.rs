@@ -43,12 +43,8 @@ fn generation_of(name: &str) -> Option<u64> {
 }
 
 fn list_generations(dir: &Path) -> Vec<(u64, PathBuf)> {
-    let mut v: Vec<(u64, PathBuf)> = fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| generation_of(&e.file_name().to_string_lossy()).map(|g| (g, e.path())))
-        .collect();
+    let mut v: Vec<(u64, PathBuf)> =
+        fs::read_dir(dir).into_iter().flatten().flatten().filter_map(|e| generation_of(&e.file_name().to_string_lossy()).map(|g| (g, e.path()))).collect();
     v.sort();
     v
 }
@@ -176,12 +172,8 @@ impl RunDir {
     pub fn lock_trainer(&self) -> Result<TrainerLock, StoreError> {
         let path = self.root.join("train.lock");
         fs::create_dir_all(&self.root).map_err(|e| StoreError::new("cannot create directory", &self.root, e))?;
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| StoreError::new("cannot open lock file", &path, e))?;
+        let file =
+            fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| StoreError::new("cannot open lock file", &path, e))?;
         match file.try_lock() {
             Ok(()) => Ok(TrainerLock { _file: file }),
             Err(fs::TryLockError::WouldBlock) => Err(StoreError::new(
@@ -237,13 +229,8 @@ impl RunDir {
     /// Game shards, oldest first: those not named after a generation (the teacher's, played
     /// before generation 1) first, then by name (model generation, then time).
     pub fn shards(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = fs::read_dir(self.games_dir())
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "jzg"))
-            .collect();
+        let mut v: Vec<PathBuf> =
+            fs::read_dir(self.games_dir()).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "jzg")).collect();
         v.sort();
         v.sort_by_key(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("gen-")));
         v
@@ -266,12 +253,7 @@ impl RunDir {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|e| StoreError::new("cannot create directory", dir, e))?;
         }
-        let mut f = fs::OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| StoreError::new("cannot open", &path, e))?;
+        let mut f = fs::OpenOptions::new().create(true).read(true).append(true).open(&path).map_err(|e| StoreError::new("cannot open", &path, e))?;
         let torn = (|| -> std::io::Result<bool> {
             let len = f.seek(SeekFrom::End(0))?;
             if len == 0 {

@@ -104,8 +104,7 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(CheckpointMeta, Vec<u8>, Vec<
     let frame = |source| CheckpointError::Frame { path: name.clone(), source };
     let mut r = BodyReader::new(&CHECKPOINT_FORMAT, framed::open(&CHECKPOINT_FORMAT, bytes).map_err(frame)?);
     let header = r.str32().map_err(frame)?;
-    let meta: CheckpointMeta =
-        toml::from_str(header).map_err(|e| CheckpointError::Header { path: name.clone(), message: e.message().to_string() })?;
+    let meta: CheckpointMeta = toml::from_str(header).map_err(|e| CheckpointError::Header { path: name.clone(), message: e.message().to_string() })?;
     let weights = r.bytes64().map_err(frame)?.to_vec();
     let optim = r.bytes64().map_err(frame)?.to_vec();
     r.finish().map_err(frame)?;

@@ -49,7 +49,12 @@ pub struct DumpSummary {
 /// `last` the newest ones holding the trainer's window for all of them
 /// (`TrainConfig::window_size` of their total). Returns them oldest first, with the games
 /// skipped.
-pub fn window_shards<G: Trainable>(shards: &[PathBuf], rules: &G::Rules, train: &TrainConfig, last: Option<usize>) -> Result<(Vec<ShardSamples<G>>, usize), DumpError> {
+pub fn window_shards<G: Trainable>(
+    shards: &[PathBuf],
+    rules: &G::Rules,
+    train: &TrainConfig,
+    last: Option<usize>,
+) -> Result<(Vec<ShardSamples<G>>, usize), DumpError> {
     let mut loaded = Vec::new();
     let mut skipped = 0;
     let take = last.unwrap_or(shards.len()).min(shards.len());
@@ -98,7 +103,13 @@ struct Sidecar<'a> {
 
 /// Writes the samples of `shards` to `out` (`.npz`) and its sidecar (`out` with `.json`), both
 /// atomically. `shard_names` name the sources in the sidecar.
-pub fn write_dump<G: Trainable>(shards: &[ShardSamples<G>], rules: &G::Rules, out: &Path, shard_names: Vec<String>, skipped_games: usize) -> Result<DumpSummary, DumpError> {
+pub fn write_dump<G: Trainable>(
+    shards: &[ShardSamples<G>],
+    rules: &G::Rules,
+    out: &Path,
+    shard_names: Vec<String>,
+    skipped_games: usize,
+) -> Result<DumpSummary, DumpError> {
     let n: usize = shards.iter().map(|s| s.samples.len()).sum();
     if n == 0 {
         return Err(DumpError::Empty);
@@ -154,11 +165,31 @@ pub fn write_dump<G: Trainable>(shards: &[ShardSamples<G>], rules: &G::Rules, ou
     })?;
     let (planes, rows, cols) = (shape.planes, shape.rows, shape.cols);
     let arrays = vec![
-        ArrayDoc { name: "inputs", dtype: "float32", shape: vec![n, planes, rows, cols], meaning: "the network's input planes, as the trainer encodes them (see planes)" },
-        ArrayDoc { name: "policy", dtype: "float32", shape: vec![n, actions], meaning: "the policy target: the search's visit distribution over the actions (sums to 1, zero off legal actions)" },
-        ArrayDoc { name: "legal", dtype: "uint8", shape: vec![n, actions], meaning: "1 for the action of each legal move (Jungle: ignoring the repetition rule, which needs the game's history)" },
+        ArrayDoc {
+            name: "inputs",
+            dtype: "float32",
+            shape: vec![n, planes, rows, cols],
+            meaning: "the network's input planes, as the trainer encodes them (see planes)",
+        },
+        ArrayDoc {
+            name: "policy",
+            dtype: "float32",
+            shape: vec![n, actions],
+            meaning: "the policy target: the search's visit distribution over the actions (sums to 1, zero off legal actions)",
+        },
+        ArrayDoc {
+            name: "legal",
+            dtype: "uint8",
+            shape: vec![n, actions],
+            meaning: "1 for the action of each legal move (Jungle: ignoring the repetition rule, which needs the game's history)",
+        },
         ArrayDoc { name: "wdl", dtype: "float32", shape: vec![n, 3], meaning: "the game's result for the player to move, one-hot: win, draw, loss" },
-        ArrayDoc { name: "q", dtype: "float32", shape: vec![n], meaning: "the search's root value for the player to move, in [-1, 1] (the trainer mixes it into the value target by train.value_q_ratio)" },
+        ArrayDoc {
+            name: "q",
+            dtype: "float32",
+            shape: vec![n],
+            meaning: "the search's root value for the player to move, in [-1, 1] (the trainer mixes it into the value target by train.value_q_ratio)",
+        },
         ArrayDoc { name: "result", dtype: "int8", shape: vec![n], meaning: "the game's result for the player to move: 1 win, 0 draw, -1 loss" },
         ArrayDoc { name: "ply", dtype: "int32", shape: vec![n], meaning: "plies played in the game before the position" },
         ArrayDoc { name: "moves_left", dtype: "int32", shape: vec![n], meaning: "plies from the position to the end of its game" },

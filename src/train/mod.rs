@@ -175,11 +175,7 @@ impl TrainConfig {
 
     /// The learning rate at `step`.
     pub fn lr_at(&self, step: u64) -> f64 {
-        let warm = if self.lr_warmup_steps > 0 && step < self.lr_warmup_steps {
-            (step + 1) as f64 / self.lr_warmup_steps as f64
-        } else {
-            1.0
-        };
+        let warm = if self.lr_warmup_steps > 0 && step < self.lr_warmup_steps { (step + 1) as f64 / self.lr_warmup_steps as f64 } else { 1.0 };
         let decays = if self.lr_decay_steps > 0 { (step / self.lr_decay_steps) as i32 } else { 0 };
         self.lr * warm * self.lr_decay.powi(decays)
     }
@@ -191,11 +187,7 @@ impl TrainConfig {
         if self.time_limit_minutes <= 0.0 || self.lr_final_fraction <= 0.0 {
             return 1.0;
         }
-        if elapsed_minutes >= self.time_limit_minutes * (1.0 - self.lr_final_fraction) {
-            self.lr_final_factor
-        } else {
-            1.0
-        }
+        if elapsed_minutes >= self.time_limit_minutes * (1.0 - self.lr_final_fraction) { self.lr_final_factor } else { 1.0 }
     }
 }
 

@@ -5,11 +5,11 @@
 //! backward, optimiser step.
 
 use burn::module::Module;
+use burn::nn::loss::{HuberLossConfig, Reduction};
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use burn::prelude::*;
-use burn::nn::loss::{HuberLossConfig, Reduction};
 use burn::tensor::activation::{log_softmax, softmax};
 
 use super::batch::Batch;
@@ -38,9 +38,7 @@ pub struct StepStats {
 pub fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
     match config.optimizer {
         OptimizerKind::Sgd => SgdConfig::new()
-            .with_momentum(Some(
-                MomentumConfig::new().with_momentum(config.momentum).with_dampening(0.0).with_nesterov(true),
-            ))
+            .with_momentum(Some(MomentumConfig::new().with_momentum(config.momentum).with_dampening(0.0).with_nesterov(true)))
             .with_weight_decay((config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32)))
             .init(),
         OptimizerKind::AdamW => AdamWConfig::new().with_weight_decay(config.weight_decay as f32).init(),
@@ -88,10 +86,7 @@ impl Trainer {
         let d = &self.device;
         let shape = self.net().shape();
         let actions = shape.actions();
-        let x = Tensor::<4>::from_data(
-            TensorData::new(batch.inputs.iter().copied().collect::<Vec<f32>>(), [n, shape.planes, shape.rows, shape.cols]),
-            d,
-        );
+        let x = Tensor::<4>::from_data(TensorData::new(batch.inputs.iter().copied().collect::<Vec<f32>>(), [n, shape.planes, shape.rows, shape.cols]), d);
         let pt = Tensor::<2>::from_data(TensorData::new(batch.policy.iter().copied().collect::<Vec<f32>>(), [n, actions]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(batch.wdl.iter().copied().collect::<Vec<f32>>(), [n, 3]), d);
         let net = self.net.take().expect("the trainer always holds its network between steps");

@@ -22,7 +22,8 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn game() -> GameRecord<JungleGame> {
-    let moves = ["a3a4", "g7g6", "a4a5"].iter().map(|t| MoveRecord { mv: parse_move(t).unwrap(), full_search: false, root_value: 0.0, visits: vec![] }).collect();
+    let moves =
+        ["a3a4", "g7g6", "a4a5"].iter().map(|t| MoveRecord { mv: parse_move(t).unwrap(), full_search: false, root_value: 0.0, visits: vec![] }).collect();
     GameRecord {
         rules: Default::default(),
         model_id: "gen-0001".into(),
@@ -136,4 +137,3 @@ fn a_trainer_that_diverges_stops_and_keeps_the_last_good_network() {
     std::fs::remove_dir_all(&dir).unwrap();
     scenario.teardown();
 }
-

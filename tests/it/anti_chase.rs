@@ -8,7 +8,6 @@
 //! so its own windows never restrict it. Most scripts repeat positions, so they play with
 //! `repetition = off` unless said otherwise.
 
-
 use crate::common::slow::Referee;
 use junglezero::game::{Game, Turn};
 use junglezero::jungle::perft::perft_game;
@@ -446,11 +445,8 @@ fn seventeen_five_trap_exemption() {
 /// the counts with the rule on and off.
 fn perft_both(pieces_or_fen: &str, rules: Rules, moves: &[String]) -> (Vec<u64>, Vec<u64>) {
     let make = |rules: Rules| {
-        let mut g = if pieces_or_fen.contains('/') {
-            JungleGame::from_fen(pieces_or_fen, rules).unwrap()
-        } else {
-            crate::common::game(pieces_or_fen, 'w', rules)
-        };
+        let mut g =
+            if pieces_or_fen.contains('/') { JungleGame::from_fen(pieces_or_fen, rules).unwrap() } else { crate::common::game(pieces_or_fen, 'w', rules) };
         let mut r = Referee::new(g.position(), rules);
         for m in moves {
             g.play_text(m).unwrap_or_else(|e| panic!("{m} of {moves:?}: {e}"));
@@ -610,10 +606,8 @@ fn playout(start: Position, rules: Rules, seed: u64, tally: &mut Tally) {
             }
             let report = referee.anti_chase_report();
             for m in &off_moves {
-                let (_, rules_hit, _) = report
-                    .iter()
-                    .find(|(t, _, _)| t == m)
-                    .unwrap_or_else(|| panic!("{m} is legal with the rule off but no move to the referee {}", at(&g)));
+                let (_, rules_hit, _) =
+                    report.iter().find(|(t, _, _)| t == m).unwrap_or_else(|| panic!("{m} is legal with the rule off but no move to the referee {}", at(&g)));
                 assert_eq!(
                     moves.contains(m),
                     rules_hit.is_empty(),
@@ -684,8 +678,7 @@ fn random_playouts_agree_with_the_referee() {
     let mut expected_games = 0;
     for (si, (start, seeds)) in starts.iter().enumerate() {
         for repetition in [Repetition::Forbidden, Repetition::Off] {
-            let rules =
-                Rules { anti_chase: true, repetition, no_capture_plies: 100, max_plies: 300, ..Rules::default() };
+            let rules = Rules { anti_chase: true, repetition, no_capture_plies: 100, max_plies: 300, ..Rules::default() };
             for i in 0..*seeds {
                 let seed = 9_000_000 + (si as u64) * 1000 + (repetition == Repetition::Off) as u64 * 100 + i;
                 playout(*start, rules, seed, &mut tally);
@@ -696,10 +689,7 @@ fn random_playouts_agree_with_the_referee() {
     eprintln!("{tally:?}");
     assert_eq!(tally.games, expected_games);
     assert!(tally.plies > 0);
-    eprintln!(
-        "chase exemptions used: {}, games lost to the rules' forbidding every move: {}",
-        tally.chase_saves, tally.no_moves_by_rule
-    );
+    eprintln!("chase exemptions used: {}, games lost to the rules' forbidding every move: {}", tally.chase_saves, tally.no_moves_by_rule);
     assert!(tally.removed > 0, "the rules never removed a move: {tally:?}");
     assert!(tally.by_seven_three > 0, "7-3 never removed a move: {tally:?}");
     assert!(tally.by_seventeen_five > 0, "17-5 never removed a move: {tally:?}");

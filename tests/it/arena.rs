@@ -1,8 +1,8 @@
 //! Matches, the arena command, exports and reports.
 
 use std::path::PathBuf;
-use std::time::Duration;
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use junglezero::arena::openings::{Opening, start_game};
 use junglezero::arena::play::{MatchSettings, run_match};
@@ -22,7 +22,17 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn settings(games: u32) -> MatchSettings {
-    MatchSettings { games, concurrency: 2, opening_plies: 4, seed: 11, rules: Rules { max_plies: 400, ..Rules::default() }, sprt: None, max_consecutive_forfeits: 3, adjudication: Default::default(), time_margin: Duration::from_millis(100) }
+    MatchSettings {
+        games,
+        concurrency: 2,
+        opening_plies: 4,
+        seed: 11,
+        rules: Rules { max_plies: 400, ..Rules::default() },
+        sprt: None,
+        max_consecutive_forfeits: 3,
+        adjudication: Default::default(),
+        time_margin: Duration::from_millis(100),
+    }
 }
 
 #[test]
@@ -191,7 +201,21 @@ fn an_engine_that_fails_once_loses_that_game_only() {
     let d = tmp("flaky-once");
     let spec = flaky_engine(&d, false);
     let json = d.join("m.json");
-    let o = junglezero(&["arena", "--a", &spec, "--b", "random", "--games", "6", "--concurrency", "2", "--json", json.to_str().unwrap(), "--set", "rules.max_plies=300"]);
+    let o = junglezero(&[
+        "arena",
+        "--a",
+        &spec,
+        "--b",
+        "random",
+        "--games",
+        "6",
+        "--concurrency",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+        "--set",
+        "rules.max_plies=300",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains(" vs random: 5 - 1 - 0"), "one forfeit, the other games won: {text}");

@@ -64,7 +64,8 @@ fn assert_kept(before: &[(PathBuf, Vec<u8>)]) {
 
 fn verify_problems(dir: &Path) -> Vec<String> {
     let o = junglezero(&["verify", "--run", dir.to_str().unwrap(), "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("verify --json: {}{}", String::from_utf8_lossy(&o.stdout), stderr(&o)));
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("verify --json: {}{}", String::from_utf8_lossy(&o.stdout), stderr(&o)));
     v["problems"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect()
 }
 
@@ -262,7 +263,19 @@ fn an_external_engine_and_what_it_started_end_with_the_match() {
 
     // Ended by a signal mid-match: the same.
     let mut child = Command::new(bin())
-        .args(["arena", "--a", "alphabeta:depth=3", "--b", &spec, "--games", "400", "--set", "arena.max_consecutive_forfeits=0", "--set", "arena.concurrency=1"])
+        .args([
+            "arena",
+            "--a",
+            "alphabeta:depth=3",
+            "--b",
+            &spec,
+            "--games",
+            "400",
+            "--set",
+            "arena.max_consecutive_forfeits=0",
+            "--set",
+            "arena.concurrency=1",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -284,7 +297,8 @@ fn an_external_engine_and_what_it_started_end_with_the_match() {
 
 #[test]
 fn stop_isready_and_quit_are_answered_during_any_search() {
-    let mut child = Command::new(bin()).args(["uci", "--set", "search.threads=1"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child =
+        Command::new(bin()).args(["uci", "--set", "search.threads=1"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let stdout = child.stdout.take().unwrap();
@@ -417,7 +431,10 @@ mod web {
     /// Sends one request on a new connection; the status code and the body.
     async fn request(addr: std::net::SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
         let mut s = TcpStream::connect(addr).await.unwrap();
-        let req = format!("{method} {path} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        let req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
         s.write_all(req.as_bytes()).await.unwrap();
         let mut out = String::new();
         tokio::time::timeout(Duration::from_secs(20), s.read_to_string(&mut out)).await.expect("an answer").unwrap();

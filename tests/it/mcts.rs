@@ -3,9 +3,9 @@
 use junglezero::game::{Encode, Game, Reason};
 use junglezero::jungle::encode::{INPUT_SIZE, action_index, encode, mirror_action, mirror_planes};
 use junglezero::jungle::{JungleGame, Rules, parse_fen};
-use junglezero::mcts::{EvalBuffers, Evaluator, MctsConfig, Outputs, Search, run_batched, run_plain};
 use junglezero::mcts::cache::NnCache;
 use junglezero::mcts::testing::{RolloutEvaluator, UniformEvaluator};
+use junglezero::mcts::{EvalBuffers, Evaluator, MctsConfig, Outputs, Search, run_batched, run_plain};
 use junglezero::selfplay::record::{decode_shard, encode_shard};
 use junglezero::selfplay::{Counters, RunOptions, SelfplayConfig, play_plain, run};
 use rand::{RngExt, SeedableRng};
@@ -88,14 +88,27 @@ fn small_selfplay() -> (MctsConfig, SelfplayConfig) {
 
 /// Plays `opts` with both self-play drivers, asserts they produced the same games, and returns
 /// them (sorted by seed) with the batched driver's counters.
-fn plain_and_batched_agree<E: Evaluator<JungleGame>>(eval: &E, mcts: &MctsConfig, sp: &SelfplayConfig, opts: &RunOptions<JungleGame>) -> (Vec<junglezero::selfplay::record::GameRecord<JungleGame>>, Counters) {
+fn plain_and_batched_agree<E: Evaluator<JungleGame>>(
+    eval: &E,
+    mcts: &MctsConfig,
+    sp: &SelfplayConfig,
+    opts: &RunOptions<JungleGame>,
+) -> (Vec<junglezero::selfplay::record::GameRecord<JungleGame>>, Counters) {
     let mut plain = play_plain(eval, mcts, sp, opts);
     let counters = Counters::default();
     let mut batched = Vec::new();
-    if let Err(never) = run(eval, mcts, sp, opts, &counters, |g| {
-        batched.push(g);
-        Ok::<(), std::convert::Infallible>(())
-    }, || {}) {
+    if let Err(never) = run(
+        eval,
+        mcts,
+        sp,
+        opts,
+        &counters,
+        |g| {
+            batched.push(g);
+            Ok::<(), std::convert::Infallible>(())
+        },
+        || {},
+    ) {
         match never {}
     }
     batched.sort_by_key(|g| g.seed);
@@ -108,15 +121,7 @@ fn plain_and_batched_agree<E: Evaluator<JungleGame>>(eval: &E, mcts: &MctsConfig
 fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
     let (mcts, sp) = small_selfplay();
     let rules = Rules { max_plies: 120, ..Rules::default() };
-    let opts = RunOptions {
-        games: 7,
-        first_index: 3,
-        seed: 99,
-        model_id: "rollout".into(),
-        root: JungleGame::start(rules),
-        deadline: None,
-        finish: None,
-    };
+    let opts = RunOptions { games: 7, first_index: 3, seed: 99, model_id: "rollout".into(), root: JungleGame::start(rules), deadline: None, finish: None };
     let eval = RolloutEvaluator { playouts: 1, max_plies: 40 };
     let (batched, counters) = plain_and_batched_agree(&eval, &mcts, &sp, &opts);
     assert_eq!(batched.len(), 7);
@@ -174,10 +179,18 @@ fn selfplay_through_the_inference_server_plays_the_same_games() {
     let play = |server: Option<ServerConfig>, stats: &ServerStats, counters: &Counters| {
         let mut games = Vec::new();
         maybe_served(&RowFunction, server, stats, |e| {
-            if let Err(never) = run(e, &mcts, &sp, &opts, counters, |g| {
-                games.push(g);
-                Ok::<(), std::convert::Infallible>(())
-            }, || {}) {
+            if let Err(never) = run(
+                e,
+                &mcts,
+                &sp,
+                &opts,
+                counters,
+                |g| {
+                    games.push(g);
+                    Ok::<(), std::convert::Infallible>(())
+                },
+                || {},
+            ) {
                 match never {}
             }
         });
@@ -337,7 +350,8 @@ fn long_games_are_finished_by_the_teacher_with_teacher_targets() {
     let (mcts, sp) = small_selfplay();
     let sp = SelfplayConfig { finish_after_plies: 12, finish_depth: 2, resign_threshold: -1.0, ..sp };
     let rules = Rules { max_plies: 200, ..Rules::default() };
-    let finish = Finisher::from_settings(&sp, &TeacherConfig { hash_mb: 1, ..TeacherConfig::default() }, &SearchConfig::default(), &EvalWeights::default(), rules);
+    let finish =
+        Finisher::from_settings(&sp, &TeacherConfig { hash_mb: 1, ..TeacherConfig::default() }, &SearchConfig::default(), &EvalWeights::default(), rules);
     let finish = finish.expect("finish_after_plies > 0 gives a finisher");
     assert_eq!(finish.teacher.depth, 2);
     let opts = RunOptions {

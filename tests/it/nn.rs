@@ -13,7 +13,16 @@ use junglezero::nn::modelfile::{self, ModelFileError, fresh_meta};
 use junglezero::store::framed::FrameError;
 
 fn small() -> ModelConfig {
-    ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16, moves_left: false, opponent_policy: false, short_value: false }
+    ModelConfig {
+        blocks: 1,
+        channels: 8,
+        policy_channels: 4,
+        value_channels: 2,
+        value_hidden: 16,
+        moves_left: false,
+        opponent_policy: false,
+        short_value: false,
+    }
 }
 
 fn batch(n: usize) -> (Vec<JungleGame>, Vec<f32>) {
@@ -103,11 +112,20 @@ fn model_files_round_trip_and_damage_is_refused() {
 
 #[test]
 fn the_fused_cpu_path_computes_what_burn_computes() {
+    use junglezero::train::TrainConfig;
     use junglezero::train::batch::Batch;
     use junglezero::train::trainer::{Trainer, optimizer};
-    use junglezero::train::TrainConfig;
     // A few training steps so batch-norm statistics and weights are far from their initial values.
-    let model = ModelConfig { blocks: 2, channels: 16, policy_channels: 8, value_channels: 3, value_hidden: 24, moves_left: true, opponent_policy: true, short_value: true };
+    let model = ModelConfig {
+        blocks: 2,
+        channels: 16,
+        policy_channels: 8,
+        value_channels: 3,
+        value_hidden: 24,
+        moves_left: true,
+        opponent_policy: true,
+        short_value: true,
+    };
     let device = parse_device("flex").unwrap();
     let ad = device.clone().autodiff();
     ad.seed(5);
@@ -245,9 +263,7 @@ fn the_average_command_blends_model_files_and_refuses_mismatched_ones() {
         modelfile::save(&p, &net, &fresh_meta(&small(), SHAPE, &rules, &format!("gen-{i}"))).unwrap();
         paths.push(p.display().to_string());
     }
-    let run = |extra: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_junglezero")).arg("average").args(extra).output().unwrap()
-    };
+    let run = |extra: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_junglezero")).arg("average").args(extra).output().unwrap();
     let out = dir.join("avg.jzm").display().to_string();
     let read = |p: &str| flat_values(&modelfile::load(std::path::Path::new(p), &device, SHAPE).unwrap().0);
     let close = |got: &[f32], want: &dyn Fn(usize) -> f32| {

@@ -3,7 +3,6 @@
 //! with move generation, every generated move passes the checked door, the checked door rejects
 //! every other move, and the engine agrees with a slow referee on legal moves and results.
 
-
 use crate::common::slow::Referee;
 use junglezero::game::{Game, Turn};
 use junglezero::jungle::{JungleGame, Move, Position, Repetition, Rules, Side, Square, fen, parse_fen};

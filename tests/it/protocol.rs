@@ -79,7 +79,17 @@ isready
     assert!(answers[1].starts_with("id author"));
     let options = answers.iter().take_while(|l| l.starts_with("option name") || l.starts_with("id ")).count() - 2;
     assert!(options >= 9, "{out}");
-    for key in ["Hash", "Threads", "dog_over_wolf", "rat_captures_across_shore", "elephant_takes_trapped_rat", "repetition", "no_capture_plies", "max_plies", "anti_chase"] {
+    for key in [
+        "Hash",
+        "Threads",
+        "dog_over_wolf",
+        "rat_captures_across_shore",
+        "elephant_takes_trapped_rat",
+        "repetition",
+        "no_capture_plies",
+        "max_plies",
+        "anti_chase",
+    ] {
         assert!(answers.iter().any(|l| l.starts_with(&format!("option name {key} type"))), "option {key}: {out}");
     }
     // `isready` is answered at once, also while a search runs and commands wait behind it, so
@@ -197,14 +207,7 @@ fn stop_ends_an_infinite_search_and_end_of_input_exits() {
 fn terminal_play_session() {
     let (out, code) = run(&["play", "--movetime", "50"], "a3a4\nhint\nxx\na4a9\nmoves\nundo\nquit\n");
     assert_eq!(code, 0, "{out}");
-    for want in [
-        "You play Red",
-        "junglezero plays ",
-        "hint: ",
-        "'xx' is not a move",
-        "a4a9 is illegal: an Elephant moves one square",
-        "legal moves: ",
-    ] {
+    for want in ["You play Red", "junglezero plays ", "hint: ", "'xx' is not a move", "a4a9 is illegal: an Elephant moves one square", "legal moves: "] {
         assert!(out.contains(want), "missing {want:?} in:\n{out}");
     }
     // After undo the start position is back on the board.

@@ -1,8 +1,7 @@
 //! One test per clause of RULES.md, on small hand-made positions.
 
-
 use crate::common::{game, is_legal, moves_from, rules};
-use junglezero::game::{Game, Outcome, Seat, Reason, Turn};
+use junglezero::game::{Game, Outcome, Reason, Seat, Turn};
 use junglezero::jungle::{Kind, Rules};
 
 const RED: Seat = Seat::First;

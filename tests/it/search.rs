@@ -1,6 +1,5 @@
 //! The alpha-beta engine: tactics it must find, legality everywhere, and a sanity match.
 
-
 use crate::common::game;
 use junglezero::alphabeta::{Engine, Eval, EvalWeights, Score, SearchConfig, WIN_BOUND};
 use junglezero::game::{Game, Turn};
@@ -131,11 +130,8 @@ fn depth_four_beats_a_random_mover_twenty_times() {
         let mut g = JungleGame::start(rules);
         e.new_game();
         while !matches!(g.turn(), Turn::Over(_)) {
-            let m = if g.side_to_move() == engine_side {
-                e.choose(&g, &Limits::depth(4), &mut |_| {})
-            } else {
-                random.choose(&g, &Limits::default(), &mut |_| {})
-            };
+            let m =
+                if g.side_to_move() == engine_side { e.choose(&g, &Limits::depth(4), &mut |_| {}) } else { random.choose(&g, &Limits::default(), &mut |_| {}) };
             g.play_checked(m.expect("a move")).unwrap();
         }
         let o = g.outcome().unwrap();

@@ -24,7 +24,16 @@ use junglezero::serve::{ServeState, router};
 const DEN_WIN_FEN: &str = "l5t/1d1E1c1/r1p1w1e/7/7/7/2W1P1R/1C3D1/T5L w 0 1";
 
 fn small_net() -> Arc<NetEvaluator> {
-    let model = ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16, moves_left: false, opponent_policy: false, short_value: false };
+    let model = ModelConfig {
+        blocks: 1,
+        channels: 8,
+        policy_channels: 4,
+        value_channels: 2,
+        value_hidden: 16,
+        moves_left: false,
+        opponent_policy: false,
+        short_value: false,
+    };
     let device = parse_device("flex").unwrap();
     Arc::new(NetEvaluator::new(model.init(SHAPE, &device), device, "test", &model))
 }
@@ -183,7 +192,8 @@ async fn engine_requests_past_the_caps_or_without_a_network_are_refused() {
     }
     let (s, v) = post(&app(false), "/api/engine", serde_json::json!({ "position": pos, "engine": "network", "session": "t" })).await;
     assert_error(s, &v, StatusCode::CONFLICT, "no network");
-    let (s, v) = post(&with, "/api/engine", serde_json::json!({ "position": { "fen": DEN_WIN_FEN, "moves": ["d8d9"] }, "engine": "alphabeta", "session": "t" })).await;
+    let (s, v) =
+        post(&with, "/api/engine", serde_json::json!({ "position": { "fen": DEN_WIN_FEN, "moves": ["d8d9"] }, "engine": "alphabeta", "session": "t" })).await;
     assert_error(s, &v, StatusCode::BAD_REQUEST, "game is over");
     let (s, v) = post(&with, "/api/engine", serde_json::json!({ "position": pos, "engine": "alphabeta", "session": "no spaces!" })).await;
     assert_error(s, &v, StatusCode::BAD_REQUEST, "session");
@@ -399,7 +409,12 @@ async fn the_flip_game_starts_face_down_and_nature_draws_each_flip() {
 #[tokio::test]
 async fn the_flip_game_has_an_engine_and_an_analysis() {
     let app = app(true);
-    let (s, v) = post(&app, "/api/engine", serde_json::json!({ "position": { "game": "flip", "moves": ["f:a1=R"] }, "engine": "alphabeta", "depth": 2, "session": "f" })).await;
+    let (s, v) = post(
+        &app,
+        "/api/engine",
+        serde_json::json!({ "position": { "game": "flip", "moves": ["f:a1=R"] }, "engine": "alphabeta", "depth": 2, "session": "f" }),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let mv = v["move"].as_str().unwrap();
     assert_eq!(strings(&v["position"]["moves"]).last().map(String::as_str), Some(mv));

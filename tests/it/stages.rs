@@ -133,8 +133,7 @@ fn flip_self_play_records_nature_s_draws_and_its_games_become_samples() {
     let (dir, run) = fresh_run("flip-selfplay", &[], &[]);
     let config = small_config();
     let rules = FlipRules { no_progress_plies: 12, ..FlipRules::default() };
-    let stage: StageSettings<FlipGame> =
-        StageSettings { mcts: &config.mcts, selfplay: &config.selfplay, heuristic: None, rules, finish: None, seed: 5 };
+    let stage: StageSettings<FlipGame> = StageSettings { mcts: &config.mcts, selfplay: &config.selfplay, heuristic: None, rules, finish: None, seed: 5 };
     let stop = AtomicBool::new(false);
     let summary = play_into_run(&run, &stage, &UniformEvaluator::default(), "uniform", 0, 4, 1, &mut |_, _, _, _| {}, &stop).unwrap();
     assert_eq!(summary.games, 4);

@@ -198,12 +198,8 @@ fn kills_at_random_moments_lose_nothing() {
     let cfg = smoke_config();
     let args = ["train", "--config", cfg.as_str(), "--run", d, "--set", "train.iterations=4"];
     for i in 0..6u64 {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child =
+            Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
         std::thread::sleep(Duration::from_millis(80 + (i * 137) % 600));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
@@ -248,10 +244,23 @@ fn a_timed_run_s_final_phase_lowers_the_learning_rate() {
         let dir = tmp(&format!("lr-final-{fraction}"));
         let d = dir.to_str().unwrap();
         let o = junglezero(&[
-            "train", "--config", &smoke_config(), "--run", d,
-            "--set", "train.iterations=1", "--set", "train.time_limit_minutes=60",
-            "--set", "train.lr=0.02", "--set", "train.lr_warmup_steps=0",
-            "--set", &format!("train.lr_final_fraction={fraction}"), "--set", "train.lr_final_factor=0.25",
+            "train",
+            "--config",
+            &smoke_config(),
+            "--run",
+            d,
+            "--set",
+            "train.iterations=1",
+            "--set",
+            "train.time_limit_minutes=60",
+            "--set",
+            "train.lr=0.02",
+            "--set",
+            "train.lr_warmup_steps=0",
+            "--set",
+            &format!("train.lr_final_fraction={fraction}"),
+            "--set",
+            "train.lr_final_factor=0.25",
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let lrs = logged_learning_rates(&dir);
@@ -270,9 +279,21 @@ fn teacher_and_self_play_samples_are_trained_at_their_own_rates() {
     let dir = tmp("samples-per-sample");
     let d = dir.to_str().unwrap();
     let o = junglezero(&[
-        "train", "--config", &smoke_config(), "--run", d,
-        "--set", "train.iterations=2", "--set", "gate.enabled=false", "--set", "train.log_every_steps=1",
-        "--set", "train.samples_per_new_sample=2", "--set", "train.samples_per_teacher_sample=8",
+        "train",
+        "--config",
+        &smoke_config(),
+        "--run",
+        d,
+        "--set",
+        "train.iterations=2",
+        "--set",
+        "gate.enabled=false",
+        "--set",
+        "train.log_every_steps=1",
+        "--set",
+        "train.samples_per_new_sample=2",
+        "--set",
+        "train.samples_per_teacher_sample=8",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let run = RunDir::new(&dir);
@@ -310,8 +331,17 @@ fn averaged_candidates_blend_the_trained_weights_with_the_previous_generation() 
     let dir = tmp("average");
     let d = dir.to_str().unwrap();
     let o = junglezero(&[
-        "train", "--config", &smoke_config(), "--run", d,
-        "--set", "train.iterations=3", "--set", "gate.enabled=false", "--set", "train.average_decay=0.5",
+        "train",
+        "--config",
+        &smoke_config(),
+        "--run",
+        d,
+        "--set",
+        "train.iterations=3",
+        "--set",
+        "gate.enabled=false",
+        "--set",
+        "train.average_decay=0.5",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let run = RunDir::new(&dir);
@@ -447,10 +477,7 @@ fn every_config_file_loads_and_documents_every_key() {
         };
         assert!(text.contains(&format!("[{section}]")), "default.toml lacks [{section}]");
         for key in table.keys() {
-            let line = text
-                .lines()
-                .find(|l| l.trim_start().starts_with(&format!("{key} =")))
-                .unwrap_or_else(|| panic!("default.toml lacks {section}.{key}"));
+            let line = text.lines().find(|l| l.trim_start().starts_with(&format!("{key} ="))).unwrap_or_else(|| panic!("default.toml lacks {section}.{key}"));
             let documented = line.contains('#') || {
                 let i = text.find(line).unwrap();
                 text[..i].trim_end().lines().last().is_some_and(|p| p.trim_start().starts_with('#'))
@@ -506,7 +533,10 @@ fn the_flip_game_s_smoke_loop_runs_end_to_end_and_resumes() {
     let o = junglezero(&["export", "--model", best.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("export/net.json")).unwrap()).unwrap();
-    assert_eq!((meta["game"].as_str(), meta["input"]["shape"].clone(), meta["policy"]["size"].as_u64()), (Some("flip"), serde_json::json!([39, 4, 4]), Some(80)));
+    assert_eq!(
+        (meta["game"].as_str(), meta["input"]["shape"].clone(), meta["policy"]["size"].as_u64()),
+        (Some("flip"), serde_json::json!([39, 4, 4]), Some(80))
+    );
     let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(dir.join("export/net.samples.npz")).unwrap()).unwrap();
     let inputs: ndarray::Array4<f32> = npz.by_name("inputs.npy").unwrap();
     let logits: ndarray::Array2<f32> = npz.by_name("policy_logits.npy").unwrap();
@@ -523,7 +553,19 @@ fn the_flip_game_s_smoke_loop_runs_end_to_end_and_resumes() {
     assert!(worst < 1e-4, "{worst}");
 
     // A flip-game match from the command line: the network and the engines.
-    let o = junglezero(&["arena", "--game", "flip", "--a", &format!("mcts:model={},sims=8", best.display()), "--b", "expectiminimax:depth=1", "--games", "4", "--concurrency", "2"]);
+    let o = junglezero(&[
+        "arena",
+        "--game",
+        "flip",
+        "--a",
+        &format!("mcts:model={},sims=8", best.display()),
+        "--b",
+        "expectiminimax:depth=1",
+        "--games",
+        "4",
+        "--concurrency",
+        "2",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("vs expectiminimax:depth=1"), "{}", String::from_utf8_lossy(&o.stdout));
     let o = junglezero(&["arena", "--game", "flip", "--a", "alphabeta:depth=2", "--b", "random", "--games", "2"]);

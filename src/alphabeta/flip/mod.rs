@@ -23,8 +23,8 @@ use crate::player::{Limits, Player};
 mod openings;
 mod symmetry;
 
-pub use openings::OpeningCache;
 use openings::OPENING_HIDDEN;
+pub use openings::OpeningCache;
 use symmetry::{automorphisms, redundant};
 
 /// Value bounds: a loss and a win.
@@ -408,10 +408,7 @@ impl FlipEngine {
 
     /// Iterative deepening from `g` within `limits` (depth, nodes, move time).
     pub fn think(&mut self, g: &FlipGame, limits: &Limits) -> FlipResult {
-        let cacheable = limits.nodes.is_none()
-            && limits.hard_time().is_none()
-            && limits.depth.is_some()
-            && hidden_squares(g) >= OPENING_HIDDEN;
+        let cacheable = limits.nodes.is_none() && limits.hard_time().is_none() && limits.depth.is_some() && hidden_squares(g) >= OPENING_HIDDEN;
         // Only a cacheable search of an engine with a cache hashes its position for the cache.
         let key = (cacheable && self.cache.is_some()).then(|| OpeningCache::key(g, limits.depth.unwrap_or(0)));
         if let (Some(cache), Some(key)) = (self.cache.as_ref(), key)

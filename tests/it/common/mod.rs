@@ -43,8 +43,7 @@ pub fn game(pieces: &str, side: char, rules: Rules) -> JungleGame {
 
 /// The legal moves of the piece on `from`, sorted, as text.
 pub fn moves_from(g: &JungleGame, from: &str) -> Vec<String> {
-    let mut v: Vec<String> =
-        g.legal_moves().iter().map(|m| m.to_string()).filter(|m| m.starts_with(from)).collect();
+    let mut v: Vec<String> = g.legal_moves().iter().map(|m| m.to_string()).filter(|m| m.starts_with(from)).collect();
     v.sort();
     v
 }

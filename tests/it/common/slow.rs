@@ -5,8 +5,8 @@
 //! by comparing board strings. The anti-chase rules 7-3 and 17-5 (README "The anti-chase
 //! rules") are read off a plain log of the moves played since the referee was created.
 
-use junglezero::jungle::{Position, Rules, Side, Square};
 use junglezero::jungle::Repetition;
+use junglezero::jungle::{Position, Rules, Side, Square};
 
 /// (side, letter) on each square, `grid[rank][file]` with rank 0 = rank 1.
 pub type Grid = [[Option<(Side, char)>; 7]; 9];
@@ -200,15 +200,7 @@ impl Referee {
     pub fn new(pos: &Position, rules: Rules) -> Referee {
         let grid = grid(pos);
         let side = pos.side_to_move();
-        Referee {
-            grid,
-            side,
-            halfmove: pos.halfmove() as u32,
-            ply: pos.ply(),
-            window: vec![key(&grid, side)],
-            rules,
-            log: Vec::new(),
-        }
+        Referee { grid, side, halfmove: pos.halfmove() as u32, ply: pos.ply(), window: vec![key(&grid, side)], rules, log: Vec::new() }
     }
 
     /// Legal moves as text, sorted.
@@ -354,10 +346,7 @@ impl Referee {
     }
 
     pub fn play(&mut self, mv: &str) {
-        let m = pseudo_moves(&self.grid, self.side, &self.rules)
-            .into_iter()
-            .find(|&m| text(m) == mv)
-            .unwrap_or_else(|| panic!("referee: {mv} is not a move"));
+        let m = pseudo_moves(&self.grid, self.side, &self.rules).into_iter().find(|&m| text(m) == mv).unwrap_or_else(|| panic!("referee: {mv} is not a move"));
         let ((ff, fr), _) = m;
         let letter = self.grid[fr as usize][ff as usize].expect("a piece on the from square").1;
         self.log.push((self.side, letter, m.0, m.1));
