@@ -216,12 +216,12 @@ impl<G: RunGame> Pipeline<G> {
                 (trainer, meta)
             }
         };
-        if let Some(old) = &previous {
-            if Config::from_toml(old).ok().as_ref() != Some(&config) {
-                let backup = run.root().join(format!("config-{}.toml", now() as u64));
-                store::write_atomic(&backup, old.as_bytes())?;
-                tracing::info!("config changed; the previous snapshot is kept as {}", backup.display());
-            }
+        if let Some(old) = &previous
+            && Config::from_toml(old).ok().as_ref() != Some(&config)
+        {
+            let backup = run.root().join(format!("config-{}.toml", now() as u64));
+            store::write_atomic(&backup, old.as_bytes())?;
+            tracing::info!("config changed; the previous snapshot is kept as {}", backup.display());
         }
         store::write_atomic(&run.config_path(), config.to_toml().as_bytes())?;
 
@@ -619,7 +619,7 @@ impl<G: RunGame> Pipeline<G> {
                     value_loss: f64::from(sum.value_loss / k),
                     policy_entropy: f64::from(sum.policy_entropy / k),
                     value_accuracy: f64::from(sum.value_accuracy / k),
-                    lr: f64::from(sum.lr),
+                    lr: sum.lr,
                     samples_per_sec: rate,
                     window: self.window.len() as u64,
                     moves_left_loss: f64::from(sum.moves_left_loss / k),

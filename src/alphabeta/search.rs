@@ -378,10 +378,10 @@ impl<'a> Searcher<'a> {
             if value.abs() >= WIN_BOUND && depth as i32 >= WIN - value.abs() + 2 {
                 break;
             }
-            if let Some((soft, _)) = limits.clock {
-                if self.shared.start.elapsed() >= soft {
-                    break;
-                }
+            if let Some((soft, _)) = limits.clock
+                && self.shared.start.elapsed() >= soft
+            {
+                break;
             }
         }
         self.shared.nodes.fetch_add(self.unreported, Ordering::Relaxed);
@@ -703,7 +703,7 @@ impl<'a> Searcher<'a> {
                 (v * 16 - a, m)
             })
             .collect();
-        keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        keyed.sort_unstable_by_key(|k| std::cmp::Reverse(k.0));
         for &(_, mv) in &keyed {
             let capture = pos.is_capture(mv);
             let step = crate::jungle::chase::step_of(pos, self.rules(), mv);

@@ -38,8 +38,9 @@ fn solve(mut m: Vec<Vec<f64>>, mut v: Vec<f64>) -> Option<Vec<f64>> {
         v.swap(col, piv);
         for r in col + 1..n {
             let f = m[r][col] / m[col][col];
-            for c in col..n {
-                m[r][c] -= f * m[col][c];
+            let (above, below) = m.split_at_mut(r);
+            for (x, &p) in below[0][col..n].iter_mut().zip(&above[col][col..n]) {
+                *x -= f * p;
             }
             v[r] -= f * v[col];
         }

@@ -302,21 +302,21 @@ pub fn gate_candidates<G: MatchGame + Encode, E: Evaluator<G>>(
             run.reject(g)?;
         }
     }
-    if s.ladder.every > 0 {
-        if let Some((best_g, best_path)) = run.best() {
-            let name = format!("gen-{best_g:04}");
-            let laddered = read_matches(run).iter().filter(|m| m.source == "ladder").filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok()).max();
-            if ladder_due(laddered, best_g, s.ladder.every) {
-                let cx = LadderContext { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &*s.players };
-                phase("ladder");
-                play_ladder(&cx, best_g, &best_path, s.seed ^ best_g)?;
-                let r = ratings(&read_matches(run));
-                let table = r.iter().filter_map(|(n, r)| r.map(|r| (n.clone(), RatingEntry { elo: r.elo, ci95: r.ci95 }))).collect();
-                if let Some((_, Some(mine))) = r.iter().find(|(n, _)| *n == name) {
-                    tracing::info!("ratings: {name} is {:+.0} +/- {:.0} Elo (the depth-1 engine = 0)", mine.elo, mine.ci95);
-                }
-                run.append_event(&Event::Ratings(RatingsEvent { time: now(), generation: best_g, ratings: table }))?;
+    if s.ladder.every > 0
+        && let Some((best_g, best_path)) = run.best()
+    {
+        let name = format!("gen-{best_g:04}");
+        let laddered = read_matches(run).iter().filter(|m| m.source == "ladder").filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok()).max();
+        if ladder_due(laddered, best_g, s.ladder.every) {
+            let cx = LadderContext { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &*s.players };
+            phase("ladder");
+            play_ladder(&cx, best_g, &best_path, s.seed ^ best_g)?;
+            let r = ratings(&read_matches(run));
+            let table = r.iter().filter_map(|(n, r)| r.map(|r| (n.clone(), RatingEntry { elo: r.elo, ci95: r.ci95 }))).collect();
+            if let Some((_, Some(mine))) = r.iter().find(|(n, _)| *n == name) {
+                tracing::info!("ratings: {name} is {:+.0} +/- {:.0} Elo (the depth-1 engine = 0)", mine.elo, mine.ci95);
             }
+            run.append_event(&Event::Ratings(RatingsEvent { time: now(), generation: best_g, ratings: table }))?;
         }
     }
     Ok(())

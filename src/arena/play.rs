@@ -199,19 +199,19 @@ pub fn play_game<G: MatchGame>(
         let mut score = None;
         let started = Instant::now();
         let choice = c.player.choose(&g, limits.as_ref().unwrap_or(&c.limits), &mut |line| score = info_score(line).or(score));
-        if let Some(clock) = &mut clocks[i] {
-            if !clock.charge(started.elapsed(), time_margin) {
-                break Outcome::win(mover.other(), Reason::Time);
-            }
+        if let Some(clock) = &mut clocks[i]
+            && !clock.charge(started.elapsed(), time_margin)
+        {
+            break Outcome::win(mover.other(), Reason::Time);
         }
         let cause = match choice {
             Some(m) if g.is_legal(m) => {
                 g.play_unchecked(m);
                 moves.push(m);
-                if !matches!(g.turn(), Turn::Over(_)) {
-                    if let Some(o) = judge.note(g.ply(), mover, score) {
-                        break o;
-                    }
+                if !matches!(g.turn(), Turn::Over(_))
+                    && let Some(o) = judge.note(g.ply(), mover, score)
+                {
+                    break o;
                 }
                 continue;
             }

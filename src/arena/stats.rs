@@ -234,7 +234,8 @@ impl Sprt {
     }
 
     pub fn validate(&self) -> Result<(), SprtError> {
-        if !(self.elo1 > self.elo0) {
+        // Written so that NaN bounds fail too.
+        if self.elo1.partial_cmp(&self.elo0) != Some(std::cmp::Ordering::Greater) {
             return Err(SprtError::Order { elo0: self.elo0, elo1: self.elo1 });
         }
         for (name, value) in [("alpha", self.alpha), ("beta", self.beta)] {

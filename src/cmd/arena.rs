@@ -116,7 +116,7 @@ fn report<G: MatchGame>(
     }
     let mut out = std::io::stdout().lock();
     write!(out, "{}", summary(name_a, name_b, t, settings.sprt.as_ref()))?;
-    if let Some(line) = forfeit_line(&outcome) {
+    if let Some(line) = forfeit_line(outcome) {
         writeln!(out, "{line}")?;
     }
     let adjudicated: Vec<_> = outcome.games.iter().filter(|g| g.outcome.reason == Reason::Adjudication).collect();

@@ -38,10 +38,7 @@ impl StageBars {
             }
             return;
         }
-        let fresh = match &self.current {
-            Some((s, pb)) if s == stage && pb.length() == Some(total) => false,
-            _ => true,
-        };
+        let fresh = !matches!(&self.current, Some((s, pb)) if s == stage && pb.length() == Some(total));
         if fresh {
             if let Some((_, pb)) = self.current.take() {
                 pb.finish_and_clear();

@@ -61,11 +61,11 @@ pub fn is_legal(pos: &Position, rules: &Rules, hist: &History, mv: Move) -> bool
     if WATER & to.bit() != 0 && piece.kind() != Kind::Rat {
         return false;
     }
-    if let Some(target) = pos.piece_at(to) {
-        if !can_capture(rules, piece, from, target, to) {
-            return false;
-        }
+    if let Some(target) = pos.piece_at(to)
+        && !can_capture(rules, piece, from, target, to)
+    {
+        return false;
     }
-    !(rules.repetition == Repetition::Forbidden && forbidden_by_repetition(pos, hist, mv))
-        && !(rules.anti_chase && super::chase::restriction(pos, rules, hist).rule_for(piece.kind(), to).is_some())
+    (rules.repetition != Repetition::Forbidden || !forbidden_by_repetition(pos, hist, mv))
+        && (!rules.anti_chase || super::chase::restriction(pos, rules, hist).rule_for(piece.kind(), to).is_none())
 }

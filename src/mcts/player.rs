@@ -81,10 +81,10 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             // One simulation a round (the deadline is checked between them).
             self.batch.round(std::slice::from_mut(&mut search), &evaluators);
             done += 1;
-            if done % 8 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            if done.is_multiple_of(8) && deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            if done % 64 == 0 && last_report.elapsed().as_secs_f64() >= 1.0 {
+            if done.is_multiple_of(64) && last_report.elapsed().as_secs_f64() >= 1.0 {
                 last_report = Instant::now();
                 info(&info_line(&search, done, start));
             }

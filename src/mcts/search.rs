@@ -221,8 +221,7 @@ impl<G: Encode> Search<G> {
             return;
         };
         let best_score = puct(best.mean() * s, best.prior, best.visits as f32);
-        let mut j = 0;
-        for c in children.iter().filter(|c| c.visits > 0) {
+        for (j, c) in children.iter().filter(|c| c.visits > 0).enumerate() {
             let mut n = c.visits;
             if !std::ptr::eq(c, best) {
                 let q = c.mean() * s;
@@ -238,7 +237,6 @@ impl<G: Encode> Search<G> {
                 }
             }
             out[j].1 = n;
-            j += 1;
         }
         out.retain(|&(_, n)| n > 0);
     }
@@ -300,10 +298,10 @@ impl<G: Encode> Search<G> {
                 gumbel::halving_schedule(m, self.budget, &mut self.schedule);
             }
             let k: u32 = children.iter().map(|c| c.visits).sum();
-            if let Some(&target) = self.schedule.get(k as usize) {
-                if let Some(i) = gumbel::select_root(children, s, v_net, &self.gumbel, target, p) {
-                    return node.first_child + i as u32;
-                }
+            if let Some(&target) = self.schedule.get(k as usize)
+                && let Some(i) = gumbel::select_root(children, s, v_net, &self.gumbel, target, p)
+            {
+                return node.first_child + i as u32;
             }
         }
         node.first_child + gumbel::select_non_root(children, s, v_net, p) as u32

@@ -254,7 +254,7 @@ mod tests {
         let (mut meta, weights) = decode(&bytes, "x.jzm").unwrap();
         assert!(build(&meta, weights.clone(), &device, "x.jzm").is_ok());
         meta.model = ModelConfig { blocks: 64, channels: 1024, ..ModelConfig::default() };
-        let e = build(&meta, weights, &device, "x.jzm").err().expect("refused").to_string();
+        let e = build(&meta, weights, &device, "x.jzm").expect_err("refused").to_string();
         assert!(e.contains("x.jzm") && e.contains("cannot hold a 64x1024 network"), "{e}");
     }
 }

@@ -86,7 +86,7 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     let rejected = d.checkpoints.len() - promoted;
     let last_time = d.train.last().map(|t| t.time).into_iter().chain(d.gates.last().map(|g| g.time)).fold(0.0, f64::max);
     let steps = d.train.last().map_or(0, |t| t.step);
-    let best = d.checkpoints.iter().filter(|c| c.promoted).last();
+    let best = d.checkpoints.iter().rfind(|c| c.promoted);
     let _ = writeln!(s, "## Summary\n");
     let _ = writeln!(s, "| | |\n|---|---|");
     let _ = writeln!(

@@ -202,7 +202,7 @@ impl Teacher {
             };
             self.scored.push(Scored { mv, score });
         }
-        self.scored.sort_by(|a, b| b.score.cmp(&a.score));
+        self.scored.sort_by_key(|s| std::cmp::Reverse(s.score));
     }
 
     /// Softmax weights of the scored moves at `temperature`, into `self.weights`.

@@ -172,7 +172,7 @@ pub fn run_mcts<G: Encode>(
         while done < sims && !stop.load(Ordering::Relaxed) {
             batch.round(std::slice::from_mut(&mut search), &evaluators);
             done += 1;
-            if done % 8 == 0 {
+            if done.is_multiple_of(8) {
                 if start.elapsed() >= time {
                     break;
                 }

@@ -230,10 +230,10 @@ pub fn remove_stale_temporaries(dir: &Path) {
     if let Ok(entries) = fs::read_dir(dir) {
         for e in entries.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if let Some((_, pid)) = n.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) {
-                if !writer_may_be_alive(pid, &e) {
-                    let _ = fs::remove_file(e.path());
-                }
+            if let Some((_, pid)) = n.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-"))
+                && !writer_may_be_alive(pid, &e)
+            {
+                let _ = fs::remove_file(e.path());
             }
         }
     }

@@ -276,12 +276,12 @@ impl Remote {
                 continue;
             }
             let local = self.mirror.join(&rel);
-            if let Some(g) = generation_in(&rel, "candidates") {
-                if decided.contains(&g) {
-                    let _ = std::fs::remove_file(&local);
-                    index.files.remove(&rel);
-                    continue;
-                }
+            if let Some(g) = generation_in(&rel, "candidates")
+                && decided.contains(&g)
+            {
+                let _ = std::fs::remove_file(&local);
+                index.files.remove(&rel);
+                continue;
             }
             let stamp = file_stamp(&local);
             let known = index.files.get(&rel);

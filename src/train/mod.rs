@@ -176,7 +176,7 @@ impl TrainConfig {
     /// The learning rate at `step`.
     pub fn lr_at(&self, step: u64) -> f64 {
         let warm = if self.lr_warmup_steps > 0 && step < self.lr_warmup_steps { (step + 1) as f64 / self.lr_warmup_steps as f64 } else { 1.0 };
-        let decays = if self.lr_decay_steps > 0 { (step / self.lr_decay_steps) as i32 } else { 0 };
+        let decays = step.checked_div(self.lr_decay_steps).map_or(0, |d| d as i32);
         self.lr * warm * self.lr_decay.powi(decays)
     }
 

@@ -275,7 +275,7 @@ mod tests {
     fn damaged_games_are_skipped_whole_and_never_panic() {
         let path = Path::new("test.jzg");
         let good = game(&["a3a4", "g3g4"], 0.1);
-        let (s, skipped) = samples_from_games(path, &[good.clone()], &Rules::default());
+        let (s, skipped) = samples_from_games(path, std::slice::from_ref(&good), &Rules::default());
         assert_eq!((s.games, s.samples.len(), s.targets.len(), skipped), (1, 1, 2, 0));
         // A target move no piece can make (not even a step: action_index has no direction for
         // it), an opponent's move, a value that is not a number.

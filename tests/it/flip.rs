@@ -75,10 +75,10 @@ impl Ref {
     /// Positions one ply on (a flip branches into each piece that can appear); `None` when the
     /// game is over.
     fn children(&self) -> Option<Vec<Ref>> {
-        if let Some(f) = self.first {
-            if self.count(f) == 0 || self.count(1 - f) == 0 {
-                return None;
-            }
+        if let Some(f) = self.first
+            && (self.count(f) == 0 || self.count(1 - f) == 0)
+        {
+            return None;
         }
         let limit = u32::from(self.rules.no_progress_plies);
         if limit > 0 && self.quiet >= limit {

@@ -166,7 +166,7 @@ fn a_network_with_nan_weights_does_not_load() {
     let path = dir.join("nan.jzm");
     let meta = modelfile::fresh_meta(&model, shape, &junglezero::jungle::Rules::default().to_string(), "nan");
     std::fs::write(&path, modelfile::encode(&poisoned, &meta).unwrap()).unwrap();
-    let e = modelfile::load(&path, &device, shape).err().expect("refused").to_string();
+    let e = modelfile::load(&path, &device, shape).expect_err("refused").to_string();
     assert!(e.contains("NaN"), "{e}");
     let spec = format!("mcts:model={},sims=8", path.display());
     let line = refused(&junglezero(&["arena", "--a", "random", "--b", &spec, "--games", "2"]));

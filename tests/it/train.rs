@@ -52,7 +52,7 @@ fn metric_kinds(run: &RunDir) -> Vec<String> {
 #[test]
 fn the_committed_sample_runs_metrics_read_as_typed_events() {
     for dir in ["checkpoints/sample-cpu-1h", "checkpoints/learning/gumbel-45m", "checkpoints/sample-flip-1h"] {
-        let run = RunDir::new(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+        let run = RunDir::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
         let (events, problems) = run.read_events();
         assert!(problems.is_empty(), "{dir}: {problems:?}");
         assert!(events.len() > 100, "{dir}: {} events", events.len());

@@ -171,7 +171,7 @@ impl FlipEngine {
         if self.stopped {
             return true;
         }
-        if self.node_limit.is_some_and(|n| self.nodes >= n) || (self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)) {
+        if self.node_limit.is_some_and(|n| self.nodes >= n) || (self.nodes.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d)) {
             self.stopped = true;
         }
         self.stopped
