@@ -38,6 +38,21 @@ pub struct RunDir {
     remote: Option<Arc<Remote>>,
 }
 
+/// A metrics file's text, plain or gzipped (by its name), at most [`super::caps::METRICS`]
+/// bytes of text either way.
+fn read_metrics_text(path: &Path) -> std::io::Result<String> {
+    if path.extension().is_some_and(|e| e == "gz") {
+        let file = fs::File::open(path)?;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(file).take(super::caps::METRICS + 1).read_to_string(&mut text)?;
+        if text.len() as u64 > super::caps::METRICS {
+            return Err(std::io::Error::other("larger than the most a metrics file may be"));
+        }
+        return Ok(text);
+    }
+    super::read_text_capped(path, super::caps::METRICS, "metrics file")
+}
+
 fn generation_of(name: &str) -> Option<u64> {
     name.strip_prefix("gen-")?.strip_suffix(".jzm")?.parse().ok()
 }
@@ -279,10 +294,13 @@ impl RunDir {
     }
 
     /// Every event in metrics.jsonl, and the lines that could not be read (line number and
-    /// reason). A missing file has no events.
+    /// reason). A missing file has no events; a run kept as a record may hold its metrics
+    /// gzipped instead (`metrics.jsonl.gz`, read when `metrics.jsonl` is not there).
     /// In object storage every process's metrics/*.jsonl is read and the events merged by time.
     pub fn read_events(&self) -> (Vec<super::events::Event>, Vec<String>) {
-        let mut files = vec![self.root.join("metrics.jsonl")];
+        let plain = self.root.join("metrics.jsonl");
+        let zipped = self.root.join("metrics.jsonl.gz");
+        let mut files = vec![if !plain.exists() && zipped.exists() { zipped } else { plain }];
         if self.remote.is_some() {
             let mut more: Vec<PathBuf> = fs::read_dir(self.root.join("metrics"))
                 .into_iter()
@@ -296,7 +314,7 @@ impl RunDir {
         }
         let (mut events, mut problems) = (Vec::new(), Vec::new());
         for path in &files {
-            match super::read_text_capped(path, super::caps::METRICS, "metrics file") {
+            match read_metrics_text(path) {
                 Ok(text) => {
                     let (e, p) = super::events::parse(&text);
                     events.extend(e);
