@@ -93,7 +93,7 @@ impl Config {
 
     /// Defaults, then the file (if any), then the overrides; validated.
     pub fn load(path: Option<&Path>, overrides: &[String]) -> Result<Config, ConfigError> {
-        let mut table = match path {
+        let table = match path {
             Some(p) => {
                 let text = crate::store::read_text_capped(p, crate::store::caps::CONFIG, "config file")
                     .map_err(|source| ConfigError::Read { path: p.into(), source })?;
@@ -101,30 +101,48 @@ impl Config {
             }
             None => toml::Table::new(),
         };
+        let mut table = experimental::into_sections(table)?;
         for o in overrides {
             apply_override(&mut table, o)?;
         }
         let source = path.map_or_else(|| "(defaults)".to_string(), |p| p.display().to_string());
-        let config = Config::deserialize(toml::Value::Table(table)).map_err(|e| ConfigError::Parse { path: source, message: one_line(&e.to_string()) })?;
+        let config = Config::deserialize(toml::Value::Table(table))
+            .map_err(|e| experimental::rename_key(ConfigError::Parse { path: source, message: one_line(&e.to_string()) }))?;
         config.validate()?;
         Ok(config)
     }
 
     /// Parses a TOML string (for tests and snapshots).
     pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse { path: "(text)".into(), message: one_line(&e.to_string()) })?;
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Parse { path: "(text)".into(), message: one_line(&e.to_string()) })?;
+        let config = Config::deserialize(toml::Value::Table(experimental::into_sections(table)?))
+            .map_err(|e| experimental::rename_key(ConfigError::Parse { path: "(text)".into(), message: one_line(&e.to_string()) }))?;
         config.validate()?;
         Ok(config)
     }
 
+    /// The config as a user writes it (the experimental switches in their own table).
     pub fn to_toml(&self) -> String {
-        toml::to_string(self).unwrap_or_default()
+        self.surface().and_then(|t| toml::to_string(&t).ok()).unwrap_or_default()
+    }
+
+    /// The config's TOML as a user writes it: every section, with the settings measured and
+    /// left off gathered under `[experimental]`.
+    pub fn surface(&self) -> Option<toml::Table> {
+        match toml::Value::try_from(self).ok()? {
+            toml::Value::Table(t) => Some(experimental::out_of_sections(t)),
+            _ => None,
+        }
     }
 
     /// Range checks for every section. The device is not opened here: the commands that run
     /// networks check it after loading (`HardwareConfig::validate`), so that validating a config
     /// needs nothing from the network.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.validate_sections().map_err(experimental::rename_key)
+    }
+
+    fn validate_sections(&self) -> Result<(), ConfigError> {
         // Every number first: NaN and the infinities mean nothing in any setting, and this one
         // walk covers every float a section adds, before its own range checks.
         if let Ok(v) = toml::Value::try_from(self) {
@@ -155,6 +173,142 @@ impl Config {
     }
 }
 
+/// Settings that were measured and left off (each has its row in BENCHMARKS.md and the
+/// training history): a user's config names them under one `[experimental]` table, so that the
+/// sections read as the recipe a user runs. The sections' structs still hold them where the
+/// code reads them; this module moves them between the two places.
+pub mod experimental {
+    use super::ConfigError;
+
+    /// (name under `[experimental]`, section, key in the section).
+    pub const SWITCHES: &[(&str, &str, &str)] = &[
+        ("mcts_algorithm", "mcts", "algorithm"),
+        ("gumbel_considered", "mcts", "gumbel_considered"),
+        ("gumbel_c_visit", "mcts", "gumbel_c_visit"),
+        ("gumbel_c_scale", "mcts", "gumbel_c_scale"),
+        ("moves_left_head", "model", "moves_left"),
+        ("moves_left_loss_weight", "train", "moves_left_loss_weight"),
+        ("moves_left_slope", "mcts", "moves_left_slope"),
+        ("moves_left_max_effect", "mcts", "moves_left_max_effect"),
+        ("opponent_policy_head", "model", "opponent_policy"),
+        ("opponent_policy_loss_weight", "train", "opponent_policy_loss_weight"),
+        ("short_value_head", "model", "short_value"),
+        ("short_value_loss_weight", "train", "short_value_loss_weight"),
+        ("finish_after_plies", "selfplay", "finish_after_plies"),
+        ("finish_depth", "selfplay", "finish_depth"),
+        ("draw_after_plies", "selfplay", "draw_after_plies"),
+        ("draw_value", "selfplay", "draw_value"),
+        ("draw_plies", "selfplay", "draw_plies"),
+        ("average_decay", "train", "average_decay"),
+        ("lr_final_fraction", "train", "lr_final_fraction"),
+        ("lr_final_factor", "train", "lr_final_factor"),
+    ];
+
+    /// The switch at `section.key`, if that is where one lives.
+    fn switch_at(key: &str) -> Option<&'static (&'static str, &'static str, &'static str)> {
+        SWITCHES.iter().find(|(_, s, k)| key.strip_prefix(s).and_then(|r| r.strip_prefix('.')) == Some(k))
+    }
+
+    /// `section.key` for `experimental.NAME`.
+    pub fn section_key(key: &str) -> Option<&'static str> {
+        let name = key.strip_prefix("experimental.")?;
+        SWITCHES.iter().position(|(n, _, _)| *n == name).map(|i| FULL[i])
+    }
+
+    /// `section.key` of each switch, in the order of [`SWITCHES`] (a test holds the two lists
+    /// together).
+    const FULL: [&str; SWITCHES.len()] = [
+        "mcts.algorithm",
+        "mcts.gumbel_considered",
+        "mcts.gumbel_c_visit",
+        "mcts.gumbel_c_scale",
+        "model.moves_left",
+        "train.moves_left_loss_weight",
+        "mcts.moves_left_slope",
+        "mcts.moves_left_max_effect",
+        "model.opponent_policy",
+        "train.opponent_policy_loss_weight",
+        "model.short_value",
+        "train.short_value_loss_weight",
+        "selfplay.finish_after_plies",
+        "selfplay.finish_depth",
+        "selfplay.draw_after_plies",
+        "selfplay.draw_value",
+        "selfplay.draw_plies",
+        "train.average_decay",
+        "train.lr_final_fraction",
+        "train.lr_final_factor",
+    ];
+
+    /// A user's table with `[experimental]` moved into the sections. A switch may also be
+    /// written at its section's key (run snapshots written before the table existed), but
+    /// not in both places.
+    pub fn into_sections(mut table: toml::Table) -> Result<toml::Table, ConfigError> {
+        let Some(exp) = table.remove("experimental") else { return Ok(table) };
+        let toml::Value::Table(exp) = exp else {
+            return Err(ConfigError::Invalid { key: "experimental".into(), message: "must be a table of settings".into() });
+        };
+        for (name, value) in exp {
+            let Some((_, section, key)) = SWITCHES.iter().find(|(n, _, _)| *n == name) else {
+                return Err(ConfigError::UnknownKey(format!("experimental.{name}")));
+            };
+            let entry = table.entry(section.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            let toml::Value::Table(sec) = entry else {
+                return Err(ConfigError::Invalid { key: section.to_string(), message: "is not a section".into() });
+            };
+            if sec.contains_key(*key) {
+                return Err(ConfigError::Invalid { key: format!("{section}.{key}"), message: format!("is also set as experimental.{name}; keep one") });
+            }
+            sec.insert(key.to_string(), value);
+        }
+        Ok(table)
+    }
+
+    /// The sections' table with the experimental switches gathered under `[experimental]`.
+    pub fn out_of_sections(mut table: toml::Table) -> toml::Table {
+        let mut exp = toml::Table::new();
+        for (name, section, key) in SWITCHES {
+            if let Some(v) = table.get_mut(*section).and_then(|s| s.as_table_mut()).and_then(|s| s.remove(*key)) {
+                exp.insert(name.to_string(), v);
+            }
+        }
+        table.insert("experimental".into(), toml::Value::Table(exp));
+        table
+    }
+
+    /// An error about a switch, naming it as the user names it (`experimental.NAME`).
+    pub fn rename_key(e: ConfigError) -> ConfigError {
+        match e {
+            ConfigError::Invalid { key, message } => match switch_at(&key) {
+                Some((name, _, _)) => ConfigError::Invalid { key: format!("experimental.{name}"), message },
+                None => ConfigError::Invalid { key, message },
+            },
+            ConfigError::Parse { path, mut message } => {
+                // The TOML reader names the key it choked on as `section.key`.
+                for (i, (name, _, _)) in SWITCHES.iter().enumerate() {
+                    message = message.replace(&format!("`{}`", FULL[i]), &format!("`experimental.{name}`"));
+                }
+                ConfigError::Parse { path, message }
+            }
+            other => other,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn the_two_lists_name_the_same_places() {
+            for (i, (name, section, key)) in SWITCHES.iter().enumerate() {
+                assert_eq!(FULL[i], format!("{section}.{key}"));
+                assert_eq!(section_key(&format!("experimental.{name}")), Some(FULL[i]));
+                assert_eq!(switch_at(FULL[i]).map(|s| s.0), Some(*name));
+            }
+        }
+    }
+}
+
 /// Refuses a float anywhere under `v` (at `key`) that is NaN or infinite, naming its key.
 fn check_finite(v: &toml::Value, key: &str) -> Result<(), ConfigError> {
     match v {
@@ -176,6 +330,9 @@ fn one_line(msg: &str) -> String {
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigError> {
     let (key, raw) = spec.split_once('=').ok_or_else(|| ConfigError::NotKeyValue(spec.into()))?;
     let (key, raw) = (key.trim(), raw.trim());
+    // `table` holds the settings where the sections read them: an experimental switch is set
+    // at its section's key (its name under [experimental] is taken too).
+    let key = experimental::section_key(key).unwrap_or(key);
     let path: Vec<&str> = key.split('.').collect();
     let defaults = toml::Value::try_from(Config::default()).map_err(|e| ConfigError::Invalid { key: key.into(), message: e.to_string() })?;
     let mut default_here = &defaults;
@@ -259,7 +416,7 @@ mod tests {
 
     fn default_leaves() -> Vec<(String, toml::Value)> {
         let mut out = Vec::new();
-        leaves(&toml::Value::try_from(Config::default()).unwrap(), "", &mut out);
+        leaves(&toml::Value::Table(Config::default().surface().unwrap()), "", &mut out);
         out
     }
 

@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn the_old_default_gate_can_never_accept_by_sprt() {
         // 32 games, elo1 = 50, alpha = beta = 0.1: even 16 won pairs stay below the bound.
-        let g = GateConfig { max_games: 32, elo0: 0.0, elo1: 50.0, alpha: 0.1, beta: 0.1, ..GateConfig::default() };
+        let g = GateConfig { enabled: true, max_games: 32, elo0: 0.0, elo1: 50.0, alpha: 0.1, beta: 0.1, ..GateConfig::default() };
         let (_, upper) = g.sprt().bounds();
         assert!(best_case_llr(&g) < upper, "{} vs {upper}", best_case_llr(&g));
         let c = promotion_curve(&g, &[0.0, 200.0], 0.3, 400, 1);
@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn promotion_rises_with_strength_and_a_disabled_gate_promotes_everything() {
-        let g = GateConfig { max_games: 200, elo1: 30.0, alpha: 0.05, beta: 0.05, ..GateConfig::default() };
+        let g = GateConfig { enabled: true, max_games: 200, elo1: 30.0, alpha: 0.05, beta: 0.05, ..GateConfig::default() };
         let c = promotion_curve(&g, &[-100.0, 0.0, 100.0], 0.3, 300, 2);
         assert!(c[0].promote < c[1].promote && c[1].promote < c[2].promote, "{c:?}");
         assert!(c[2].promote > 0.9 && c[0].promote < 0.05, "{c:?}");

@@ -118,9 +118,9 @@ pub struct GateConfig {
 impl Default for GateConfig {
     fn default() -> Self {
         GateConfig {
-            enabled: true,
+            enabled: false,
             sims: 32,
-            max_games: 40,
+            max_games: 32,
             elo0: 0.0,
             elo1: 50.0,
             alpha: 0.1,

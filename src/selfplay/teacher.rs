@@ -60,7 +60,7 @@ impl Default for TeacherConfig {
     fn default() -> Self {
         TeacherConfig {
             games: 1200,
-            depth: 4,
+            depth: 6,
             policy_temperature: 50.0,
             play_temperature: 50.0,
             sample_plies: 20,

@@ -37,6 +37,7 @@ fn small_config() -> Config {
     c.selfplay.games_in_flight = 3;
     c.selfplay.games_per_shard = 2;
     c.selfplay.workers = 1;
+    c.gate.enabled = true;
     c.gate.max_games = 4;
     c.gate.sims = 4;
     c.gate.games_in_flight = 4;
