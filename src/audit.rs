@@ -97,16 +97,23 @@ pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
     // The game the run trains, as its checkpoint says (a file that does not read fails the
     // checks below).
     let cp = run.checkpoint_path();
-    let shape = checkpoint::read(&cp).ok().and_then(|(m, _, _)| crate::games::shape_named(&m.game)).unwrap_or(crate::games::SHAPES[0]);
+    let game = match checkpoint::read(&cp).ok().map(|(m, _, _)| m.game) {
+        None => config.game,
+        Some(name) => match crate::games::GameName::named(&name) {
+            Some(g) => g,
+            None => {
+                a.problems.push(format!("the checkpoint trains a game this build does not know ('{}')", crate::check::clip(&name)));
+                return Ok(a);
+            }
+        },
+    };
+    let shape = game.shape();
 
     // Shards: each decodes; remember its games.
     let mut games_in = std::collections::HashMap::new();
     for path in run.shards() {
         let rel = run.relative(&path);
-        let read = match shape.game {
-            "flip" => read_shard::<crate::flip::FlipGame>(&path).map(|g| g.len()),
-            _ => read_shard::<crate::jungle::JungleGame>(&path).map(|g| g.len()),
-        };
+        let read = crate::with_game!(game, G => read_shard::<G>(&path).map(|g| g.len()));
         match read {
             Ok(n) => {
                 a.shard_games += n as u64;

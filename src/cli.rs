@@ -4,8 +4,6 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use junglezero::jungle::START_FEN;
-
 #[derive(Parser, Debug)]
 #[command(name = "junglezero", version, about = "Self-play reinforcement learning for Jungle (Dou Shou Qi)")]
 pub struct Cli {
@@ -55,9 +53,10 @@ pub enum Command {
 /// A position and the rules it is played under.
 #[derive(Args, Debug, Clone)]
 pub struct PositionArgs {
-    /// Position in FEN (default: the start position).
-    #[arg(long, default_value = START_FEN)]
-    pub fen: String,
+    /// The position: a FEN, or for the flip game its position string (default: the game's
+    /// start).
+    #[arg(long)]
+    pub fen: Option<String>,
     /// Rule switches as key=value pairs, e.g. repetition=off,rat_captures_across_shore=on
     /// (applied over the config's [rules]).
     #[arg(long)]
@@ -262,10 +261,11 @@ pub struct PlayArgs {
     pub position: PositionArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// The engine to play against.
-    #[arg(long, value_enum, default_value = "alphabeta")]
-    pub engine: EngineKind,
-    /// The network for --engine mcts (a .jzm file).
+    /// The engine to play against: the game's classical engine (alpha-beta; the flip game's
+    /// expectiminimax), or MCTS with --model (the default when --model is given).
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
+    /// A network (a .jzm file): the engine is MCTS with it.
     #[arg(long, value_name = "PATH", required_if_eq("engine", "mcts"))]
     pub model: Option<PathBuf>,
     /// Engine thinking time per move in milliseconds (at most a day).

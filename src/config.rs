@@ -56,39 +56,7 @@ pub struct Config {
 impl Config {
     /// What players (alpha-beta, MCTS, external) are built with.
     pub fn players(&self) -> PlayerSettings {
-        PlayerSettings { rules: self.rules, search: self.search.clone(), eval: self.eval.clone(), mcts: self.mcts.clone(), hardware: self.hardware.clone() }
-    }
-
-    /// The self-play stage's settings (the training loop's and `selfplay --run`).
-    pub fn selfplay_stage(&self) -> crate::selfplay::stage::StageSettings<'_, crate::jungle::JungleGame> {
-        let heuristic = crate::selfplay::bootstrap::JungleHeuristic::new(&self.eval, self.rules, self.selfplay.heuristic_scale);
-        crate::selfplay::stage::StageSettings {
-            mcts: &self.mcts,
-            selfplay: &self.selfplay,
-            heuristic: Some(std::sync::Arc::new(heuristic)),
-            rules: self.rules,
-            finish: self.finisher().map(|f| f.handover()),
-            seed: self.train.seed,
-        }
-    }
-
-    /// The gate stage's settings.
-    pub fn gate_settings(&self) -> crate::arena::gate::GateSettings<'_> {
-        crate::arena::gate::GateSettings {
-            gate: &self.gate,
-            ladder: &self.ladder,
-            arena: &self.arena,
-            mcts: &self.mcts,
-            rules: self.rules,
-            players: Box::new(crate::arena::gate::JungleLadder(self.players())),
-            seed: self.train.seed,
-        }
-    }
-
-    /// The teacher that finishes long self-play games (`None` when `selfplay.finish_after_plies`
-    /// is 0).
-    pub fn finisher(&self) -> Option<crate::selfplay::teacher::Finisher> {
-        crate::selfplay::teacher::Finisher::from_settings(&self.selfplay, &self.teacher, &self.search, &self.eval, self.rules)
+        PlayerSettings { search: self.search.clone(), eval: self.eval.clone(), mcts: self.mcts.clone(), hardware: self.hardware.clone() }
     }
 
     /// Defaults, then the file (if any), then the overrides; validated.
@@ -150,18 +118,8 @@ impl Config {
         }
         self.search.validate()?;
         self.eval.validate()?;
-        match self.game {
-            crate::games::GameName::Jungle => self.mcts.validate::<crate::jungle::JungleGame>()?,
-            crate::games::GameName::Flip => {
-                self.mcts.validate::<crate::flip::FlipGame>()?;
-                if self.flip_rules.no_progress_plies == 0 && self.flip_rules.max_plies == 0 {
-                    return Err(ConfigError::Invalid {
-                        key: "flip_rules.no_progress_plies".into(),
-                        message: "0 together with flip_rules.max_plies = 0 lets a game run for ever; set one of them".into(),
-                    });
-                }
-            }
-        }
+        crate::with_game!(self.game, G => self.mcts.validate::<G>())?;
+        self.flip_rules.validate()?;
         self.model.validate()?;
         self.selfplay.validate()?;
         self.teacher.validate()?;

@@ -1,68 +1,132 @@
-//! The games junglezero plays, by the names that configs, model files and game records use.
+//! The registry of games: one line per game below, naming it, the type of its rules (a
+//! [`crate::trainable::Trainable`] game of its own module) and what configs, model files,
+//! shards and the command line call it.
+//!
+//! The line gives [`GameName`] (with its names for TOML, JSON and `--game`) and
+//! [`with_game!`](crate::with_game), the one `match` on game names in the program: the pipeline,
+//! the arena, the protocol, the web page, exports and the command line are generic over a game
+//! type and reach the right one through it. What each of them needs of a game is a trait of
+//! their own, implemented for every game in [`crate::entries`] (see ARCHITECTURE.md, "Adding a
+//! game").
 
 use serde::{Deserialize, Serialize};
 
-use crate::flip::{FlipGame, FlipRules, FlipRulesError};
-use crate::game::{Encode, Shape};
-use crate::jungle::{JungleGame, Rules, RulesError};
+use crate::game::Shape;
 
-/// Which game a config, run or command plays.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum GameName {
-    /// The 9 × 7 board game.
-    #[default]
-    Jungle,
-    /// The 4 × 4 flip game (暗布斗兽棋).
-    Flip,
+/// The games, one line each: `Variant => the game's type, "its name", "what it is";`. This is
+/// the list the program knows games by; [`GameName`] and [`with_game!`](crate::with_game) are
+/// made from it.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_game {
+    ($m:ident!($($pre:tt)*)) => {
+        $crate::$m! {
+            $($pre)*
+            Jungle => $crate::jungle::JungleGame, "jungle", "The 9 × 7 board game.";
+            Flip => $crate::flip::FlipGame, "flip", "The 4 × 4 flip game (暗布斗兽棋).";
+        }
+    };
 }
 
-impl GameName {
-    pub fn shape(self) -> Shape {
-        match self {
-            GameName::Jungle => JungleGame::SHAPE,
-            GameName::Flip => FlipGame::SHAPE,
+/// Defines [`GameName`] from the list.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! define_game_names {
+    ($($variant:ident => $ty:path, $name:literal, $doc:literal;)+) => {
+        /// Which game a config, run, model file or command plays.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+        #[serde(rename_all = "lowercase")]
+        pub enum GameName {
+            #[default]
+            $(#[doc = $doc] $variant,)+
         }
+
+        impl GameName {
+            /// Every game, in the registry's order.
+            pub const ALL: &'static [GameName] = &[$(GameName::$variant),+];
+
+            /// The game's name in configs, model files, shards and on the command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(GameName::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+/// The `match` of [`with_game!`](crate::with_game), made from the list.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! match_game {
+    ($name:expr, $g:ident, $body:expr; $($variant:ident => $ty:path, $n:literal, $doc:literal;)+) => {
+        match $name {
+            $($crate::games::GameName::$variant => {
+                type $g = $ty;
+                $body
+            })+
+        }
+    };
+}
+
+/// Runs `$body` with `$g` as the type of the game that `$name` (a [`GameName`]) names: the one
+/// place where a game's name becomes its type.
+///
+/// ```ignore
+/// with_game!(config.game, G => train::<G>(run, config))
+/// ```
+#[macro_export]
+macro_rules! with_game {
+    ($name:expr, $g:ident => $body:expr) => {
+        $crate::for_each_game!(match_game!($name, $g, $body;))
+    };
+}
+
+for_each_game!(define_game_names!());
+
+impl GameName {
+    /// The network's view of the game (board, input planes, policy planes).
+    pub fn shape(self) -> Shape {
+        crate::with_game!(self, G => <G as crate::game::Encode>::SHAPE)
+    }
+
+    /// The game called `name` (configs, model files, shards).
+    pub fn named(name: &str) -> Option<GameName> {
+        GameName::ALL.iter().copied().find(|g| g.name() == name)
     }
 }
 
 impl std::fmt::Display for GameName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.shape().game)
+        f.write_str(self.name())
     }
 }
 
-/// Every game's network view.
-pub const SHAPES: [Shape; 2] = [JungleGame::SHAPE, FlipGame::SHAPE];
-
 /// The network view of the game called `name`.
 pub fn shape_named(name: &str) -> Option<Shape> {
-    SHAPES.into_iter().find(|s| s.game == name)
+    GameName::named(name).map(GameName::shape)
 }
 
 /// Why rule switches written for a named game do not read.
 #[derive(Debug, thiserror::Error)]
 pub enum GameRulesError {
-    #[error(transparent)]
-    Jungle(#[from] RulesError),
-    #[error(transparent)]
-    Flip(#[from] FlipRulesError),
+    #[error("{0}")]
+    Rules(String),
     #[error("unknown game '{0}'")]
     UnknownGame(String),
 }
 
 /// Whether `text` reads as rule switches of the game called `name`.
 pub fn check_rules(name: &str, text: &str) -> Result<(), GameRulesError> {
-    match name {
-        "jungle" => text.parse::<Rules>().map(|_| ()).map_err(GameRulesError::from),
-        "flip" => text.parse::<FlipRules>().map(|_| ()).map_err(GameRulesError::from),
-        other => Err(GameRulesError::UnknownGame(other.to_string())),
-    }
+    let game = GameName::named(name).ok_or_else(|| GameRulesError::UnknownGame(name.to_string()))?;
+    crate::with_game!(game, G => text.parse::<<G as crate::trainable::Trainable>::Rules>().map(|_| ()).map_err(|e| GameRulesError::Rules(e.to_string())))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flip::FlipRules;
+    use crate::jungle::Rules;
 
     #[test]
     fn games_are_found_by_name_and_their_rules_checked() {
@@ -71,6 +135,12 @@ mod tests {
         assert_eq!(shape_named("chess"), None);
         assert!(check_rules("jungle", &Rules::default().to_string()).is_ok());
         assert!(check_rules("flip", &FlipRules::default().to_string()).is_ok());
+        assert!(check_rules("jungle", "repetition=sometimes").is_err());
         assert!(check_rules("chess", "").is_err());
+        for g in GameName::ALL {
+            assert_eq!(GameName::named(g.name()), Some(*g));
+            assert_eq!(g.shape().game, g.name(), "the shape names its game as the registry does");
+            assert_eq!(serde_json::to_value(g).unwrap(), g.name());
+        }
     }
 }

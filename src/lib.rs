@@ -5,6 +5,7 @@ pub mod arena;
 pub mod audit;
 pub mod check;
 pub mod config;
+pub mod entries;
 pub mod flip;
 pub mod game;
 pub mod games;

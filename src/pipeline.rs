@@ -18,21 +18,17 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::arena::gate::{FlipLadder, GateError, GateSettings, gate_candidates};
+use crate::arena::game::ArenaGame;
+use crate::arena::gate::{GateError, GateSettings, gate_candidates};
 use crate::config::Config;
-use crate::flip::{FlipGame, FlipRules};
-use crate::game::Encode;
-use crate::jungle::JungleGame;
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::{DeviceError, parse_device};
 use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
-use crate::selfplay::bootstrap::FlipHeuristic;
-use crate::selfplay::record::{GameRecord, RecordError, ShardError};
-use crate::selfplay::shards::ShardWriter;
-use crate::selfplay::stage::{StageSettings, games_event, play_into_run};
+use crate::selfplay::record::{RecordError, ShardError};
+use crate::selfplay::stage::{StageSettings, play_into_run};
 use crate::selfplay::teacher;
 use crate::store::events::{Event, StartEvent, TrainEvent, now};
-use crate::store::hooks::{phase, unwritten};
+use crate::store::hooks::phase;
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};
 use crate::train::batch::{Targets, sample_batch};
@@ -77,72 +73,20 @@ type Result<T> = std::result::Result<T, PipelineError>;
 /// Called with live progress: (stage, done, total, message).
 pub type ProgressFn<'a> = dyn FnMut(&str, u64, u64, &str) + 'a;
 
-/// What the training loop needs of a game beyond [`Trainable`]: its rules and self-play
-/// settings from the config, how its candidates are gated, and the teacher games (if any) that
-/// come before the first generation.
-pub trait RunGame: Trainable {
+/// What the training loop needs of a game beyond [`Trainable`] and its players
+/// ([`ArenaGame`]): its rules and self-play settings from the config, and the teacher games (if
+/// any) that come before the first generation. Every game implements it in its entry
+/// (`crate::entries`).
+pub trait RunGame: Trainable + ArenaGame<Rules = <Self as Trainable>::Rules> {
     /// The rules the config says to play.
-    fn rules(config: &Config) -> Self::Rules;
+    fn rules(config: &Config) -> <Self as Trainable>::Rules;
 
     /// The self-play stage's settings.
     fn stage(config: &Config) -> StageSettings<'_, Self>;
 
-    /// Gates every waiting candidate of `run` (and plays the ladder).
-    fn gate(run: &RunDir, config: &Config) -> Result<()>;
-
     /// Plays the teacher's games before the first generation; the games played.
     fn teach(_: &mut Pipeline<Self>, _: &mut ProgressFn, _: &AtomicBool) -> Result<u64> {
         Ok(0)
-    }
-}
-
-impl RunGame for JungleGame {
-    fn rules(config: &Config) -> crate::jungle::Rules {
-        config.rules
-    }
-
-    fn stage(config: &Config) -> StageSettings<'_, JungleGame> {
-        config.selfplay_stage()
-    }
-
-    fn gate(run: &RunDir, config: &Config) -> Result<()> {
-        gate_run(run, config)
-    }
-
-    fn teach(p: &mut Pipeline<JungleGame>, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<u64> {
-        p.teach_jungle(progress, stop)
-    }
-}
-
-impl RunGame for FlipGame {
-    fn rules(config: &Config) -> FlipRules {
-        config.flip_rules
-    }
-
-    fn stage(config: &Config) -> StageSettings<'_, FlipGame> {
-        StageSettings {
-            mcts: &config.mcts,
-            selfplay: &config.selfplay,
-            heuristic: Some(std::sync::Arc::new(FlipHeuristic)),
-            rules: config.flip_rules,
-            // No teacher hands flip games over: they end by the no-progress rule.
-            finish: None,
-            seed: config.train.seed,
-        }
-    }
-
-    fn gate(run: &RunDir, config: &Config) -> Result<()> {
-        let settings = GateSettings::<FlipGame> {
-            gate: &config.gate,
-            ladder: &config.ladder,
-            arena: &config.arena,
-            mcts: &config.mcts,
-            rules: config.flip_rules,
-            players: Box::new(FlipLadder { mcts: config.mcts.clone(), hardware: config.hardware.clone() }),
-            seed: config.train.seed,
-        };
-        let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware, FlipGame::SHAPE);
-        Ok(gate_candidates(run, &settings, &load)?)
     }
 }
 
@@ -490,68 +434,6 @@ impl<G: RunGame> Pipeline<G> {
     }
 }
 
-impl Pipeline<JungleGame> {
-    /// The alpha-beta teacher's games (see [`crate::selfplay::teacher`]) into games/, up to
-    /// `[teacher] games` in all, so a resumed run plays only the missing ones.
-    fn teach_jungle(&mut self, progress: &mut ProgressFn, stop: &AtomicBool) -> Result<u64> {
-        let want = self.config.teacher.games;
-        let have = self.teacher_games();
-        if want == 0 || self.meta.iteration > 0 || have >= want {
-            return Ok(0);
-        }
-        let games = want - have;
-        let c = &self.config;
-        phase("teacher");
-        tracing::info!("teacher: alpha-beta depth {} plays {games} games for the first network", c.teacher.depth);
-        let start = Instant::now();
-        let done = std::cell::Cell::new(0u64);
-        let plies = std::cell::Cell::new(0u64);
-        let mut writer = ShardWriter::new(&self.run.games_dir(), teacher::SHARD_PREFIX, c.selfplay.games_per_shard);
-        let mut records_for_metrics: Vec<GameRecord<JungleGame>> = Vec::new();
-        let res = teacher::play_games(
-            &c.teacher,
-            &c.search,
-            &c.eval,
-            c.rules,
-            have,
-            games,
-            c.train.seed ^ 0x7EAC_4E25,
-            c.selfplay.worker_count(),
-            stop,
-            |rec| {
-                done.set(done.get() + 1);
-                plies.set(plies.get() + rec.moves.len() as u64);
-                records_for_metrics.push(rec.clone());
-                writer.push(rec)?;
-                unwritten(writer.unwritten());
-                Ok::<(), StoreError>(())
-            },
-            || {
-                let secs = start.elapsed().as_secs_f64().max(1e-9);
-                let (done, plies) = (done.get(), plies.get());
-                progress(
-                    "teacher",
-                    done,
-                    games,
-                    &format!("{:.1} games/s mean length {:.0}", done as f64 / secs, if done > 0 { plies as f64 / done as f64 } else { 0.0 }),
-                );
-            },
-        );
-        // Finished games are kept even when interrupted.
-        writer.flush()?;
-        res?;
-        let (done, plies) = (done.get(), plies.get());
-        let summary = SelfplaySummary { games: done, moves: plies, evals: 0, seconds: start.elapsed().as_secs_f64(), finished: 0 };
-        if done > 0 {
-            let m = games_event(&records_for_metrics, 0, &format!("alphabeta:depth={}", c.teacher.depth), &summary);
-            self.run.append_event(&Event::Teacher(m))?;
-        }
-        tracing::info!("teacher: {done} games ({plies} plies) in {:.0} s", summary.seconds);
-        self.ingest()?;
-        Ok(done)
-    }
-}
-
 impl<G: RunGame> Pipeline<G> {
     /// Trains on the window for the new data, saves the checkpoint and writes a candidate.
     /// Returns the candidate's generation, or `None` when there was no new data.
@@ -686,9 +568,9 @@ impl<G: RunGame> Pipeline<G> {
         Ok(())
     }
 
-    /// Gates every waiting candidate (see [`RunGame::gate`]).
+    /// Gates every waiting candidate (see [`gate_run`]).
     pub fn gate(&mut self) -> Result<()> {
-        G::gate(&self.run, &self.config)
+        gate_run::<G>(&self.run, &self.config)
     }
 
     /// The whole loop until the configured number of generations or time is reached, or `stop`.
@@ -747,7 +629,7 @@ impl<G: RunGame> Pipeline<G> {
 }
 
 /// Whether a shard file holds the alpha-beta teacher's games (by its name).
-fn is_teacher_shard(path: &Path) -> bool {
+pub fn is_teacher_shard(path: &Path) -> bool {
     let prefix = format!("{}-", teacher::SHARD_PREFIX);
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix))
 }
@@ -769,8 +651,22 @@ fn new_run_id() -> String {
     format!("{:016x}", x ^ (x >> 31))
 }
 
-/// The gate stage with the run's networks (see [`crate::arena::gate::gate_candidates`]).
-pub fn gate_run(run: &RunDir, config: &Config) -> Result<()> {
-    let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware, JungleGame::SHAPE);
-    Ok(gate_candidates(run, &config.gate_settings(), &load)?)
+/// The gate stage of a run of game `G` with the run's networks (see
+/// [`crate::arena::gate::gate_candidates`]).
+pub fn gate_run<G: RunGame>(run: &RunDir, config: &Config) -> Result<()> {
+    let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware, G::SHAPE);
+    Ok(gate_candidates(run, &gate_settings::<G>(config), &load)?)
+}
+
+/// The gate stage's settings for a run of game `G`.
+pub fn gate_settings<G: RunGame>(config: &Config) -> GateSettings<'_, G> {
+    GateSettings {
+        gate: &config.gate,
+        ladder: &config.ladder,
+        arena: &config.arena,
+        mcts: &config.mcts,
+        rules: G::rules(config),
+        players: config.players(),
+        seed: config.train.seed,
+    }
 }

@@ -9,13 +9,13 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::sync::Arc;
 
-use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::flip::{FlipGame, FlipMove, FlipRules, Piece, Setup, Square};
+use super::spec::{Contestants, PlayerError, PlayerSettings, PlayerSpec};
 use crate::game::{Game, Seat, Turn};
-use crate::jungle::{JungleGame, Rules};
+use crate::nn::burn_eval::NetEvaluator;
 
 pub trait MatchGame: Game {
     /// The game's name ("jungle", "flip").
@@ -41,75 +41,31 @@ pub trait MatchGame: Game {
     fn opening_key(&self) -> (u64, u32);
 }
 
-impl MatchGame for JungleGame {
-    const SHAPE_NAME: &'static str = "jungle";
-    type Rules = Rules;
-    type Deal = ();
+/// What the arena, the gate and its ladder, the protocol and `play` need of a game's players.
+/// Every game implements it in its entry (`crate::entries`).
+pub trait ArenaGame: MatchGame {
+    /// The game's classical engine searching `depth` plies: the ladder's rungs; depth 1 is the
+    /// rating scale's anchor.
+    fn engine_at(depth: u32) -> PlayerSpec;
 
-    fn match_start(rules: &Rules) -> JungleGame {
-        JungleGame::start(*rules)
-    }
+    /// The classical engine as the protocol and `play` run it (searching as their limits say),
+    /// with the settings' hash and threads where it has them.
+    fn classical(settings: &PlayerSettings) -> PlayerSpec;
 
-    fn random_deal(_: &Rules, _: &mut ChaCha8Rng) {}
-
-    fn dealt(&self, _: &()) -> Option<crate::jungle::Move> {
-        None
-    }
-
-    fn mover(&self) -> Seat {
-        self.side_to_move().player()
-    }
-
-    fn opening_key(&self) -> (u64, u32) {
-        (self.position().hash(), u32::from(self.position().halfmove()))
-    }
+    /// Contestants of `spec` in games under `rules`: an `mcts` spec plays with `net` when it is
+    /// given, otherwise with its model file, loaded now; a spec of another game's engine is
+    /// refused.
+    fn factory(
+        spec: PlayerSpec,
+        settings: &PlayerSettings,
+        rules: &Self::Rules,
+        net: Option<Arc<NetEvaluator>>,
+    ) -> Result<Box<dyn Contestants<Self>>, PlayerError>;
 }
 
-/// The flip game's deal: the piece under each square, by [`Piece::index`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FlipDeal(pub [u8; 16]);
-
-impl MatchGame for FlipGame {
-    const SHAPE_NAME: &'static str = "flip";
-    type Rules = FlipRules;
-    type Deal = FlipDeal;
-
-    fn match_start(rules: &FlipRules) -> FlipGame {
-        FlipGame::start(*rules)
-    }
-
-    fn random_deal(rules: &FlipRules, rng: &mut ChaCha8Rng) -> FlipDeal {
-        let mut pieces: Vec<u8> = (0..16).collect();
-        match rules.setup {
-            Setup::Mixed => pieces.shuffle(rng),
-            // Red's eight over ranks 1-2 (squares 0-7), Blue's over ranks 3-4.
-            Setup::OwnHalf => {
-                pieces[..8].shuffle(rng);
-                pieces[8..].shuffle(rng);
-            }
-        }
-        let mut deal = [0u8; 16];
-        deal.copy_from_slice(&pieces);
-        FlipDeal(deal)
-    }
-
-    fn dealt(&self, deal: &FlipDeal) -> Option<FlipMove> {
-        let s: Square = self.pending()?;
-        let wanted = Piece::from_index(usize::from(deal.0[s.index()]));
-        let mut outcomes = Vec::new();
-        self.chance_outcomes(&mut outcomes);
-        // A deal laid for this game always has its piece in the pool; anything else (a
-        // position not from the start) takes the first possible piece.
-        outcomes.iter().map(|o| o.0).find(|m| *m == FlipMove::Reveal(s, wanted)).or_else(|| outcomes.first().map(|o| o.0))
-    }
-
-    fn mover(&self) -> Seat {
-        self.to_move()
-    }
-
-    fn opening_key(&self) -> (u64, u32) {
-        (self.hash(), u32::from(self.quiet()))
-    }
+/// The anchors of the rating scale: every game's classical engine at depth 1.
+pub fn anchors() -> Vec<String> {
+    crate::games::GameName::ALL.iter().map(|g| crate::with_game!(*g, G => G::engine_at(1).to_string())).collect()
 }
 
 /// Plays nature's moves under `deal` until a player is to move (or the game is over);
@@ -119,41 +75,5 @@ pub fn resolve_chance<G: MatchGame>(g: &mut G, deal: &G::Deal, moves: &mut Vec<G
         let Some(m) = g.dealt(deal) else { return };
         g.play_unchecked(m);
         moves.push(m);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::SeedableRng;
-
-    #[test]
-    fn a_deal_decides_every_flip_and_own_half_deals_keep_the_halves() {
-        let mut rng = ChaCha8Rng::seed_from_u64(3);
-        for setup in [Setup::Mixed, Setup::OwnHalf] {
-            let rules = FlipRules { setup, ..FlipRules::default() };
-            let deal = FlipGame::random_deal(&rules, &mut rng);
-            let mut sorted = deal.0;
-            sorted.sort_unstable();
-            assert_eq!(sorted, core::array::from_fn(|i| i as u8), "a permutation");
-            if setup == Setup::OwnHalf {
-                assert!(deal.0[..8].iter().all(|&p| p < 8) && deal.0[8..].iter().all(|&p| p >= 8), "{deal:?}");
-            }
-            // Flip every square in turn: each reveals what the deal put there.
-            let mut g = FlipGame::match_start(&rules);
-            let mut moves = Vec::new();
-            for s in Square::all() {
-                if !matches!(g.turn(), Turn::Player(_)) {
-                    break;
-                }
-                if g.play(FlipMove::Flip(s)).is_err() {
-                    continue;
-                }
-                resolve_chance(&mut g, &deal, &mut moves);
-                let want = Piece::from_index(usize::from(deal.0[s.index()]));
-                assert_eq!(moves.last(), Some(&FlipMove::Reveal(s, want)));
-            }
-            assert!(moves.len() >= 2);
-        }
     }
 }

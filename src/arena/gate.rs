@@ -8,64 +8,18 @@ use std::path::Path;
 
 use super::batched::run_network_match;
 use super::bt::{self, PairResult, Rating};
-use super::flip_players::FlipFactory;
-use super::game::MatchGame;
+use super::game::{ArenaGame, MatchGame};
 use super::play::{MatchError, MatchOutcome, MatchSettings, run_match};
-use super::spec::{Contestants, PlayerError, PlayerFactory, PlayerSettings, PlayerSpec};
+use super::spec::{PlayerError, PlayerSettings, PlayerSpec};
 use super::stats::{Tally, Verdict};
 use super::{ArenaConfig, GateConfig, LadderConfig};
-use crate::flip::FlipGame;
 use crate::game::Encode;
-use crate::jungle::JungleGame;
 use crate::mcts::{Evaluator, MctsConfig};
-use crate::nn::device::HardwareConfig;
 use crate::nn::modelfile::{self, ModelFileError};
 use crate::store::StoreError;
 use crate::store::events::{Event, GateEvent, MatchEvent, RatingEntry, RatingsEvent, now};
 use crate::store::hooks::phase;
 use crate::store::run::RunDir;
-
-/// The anchor of the rating scale (Jungle's; the flip game's is [`FLIP_ANCHOR`]).
-pub const ANCHOR: &str = "alphabeta:depth=1";
-/// The flip game's anchor.
-pub const FLIP_ANCHOR: &str = "expectiminimax:depth=1";
-
-/// The ladder's players of a game: its fixed engine at each depth (the rungs), and how any
-/// spec (the engine, or the network under test) becomes contestants.
-pub trait LadderPlayers<G: MatchGame>: Sync {
-    /// The fixed engine searching `depth` plies.
-    fn engine(&self, depth: u32) -> PlayerSpec;
-    fn factory(&self, spec: PlayerSpec) -> Result<Box<dyn Contestants<G>>, PlayerError>;
-}
-
-/// Jungle's ladder: alpha-beta at fixed depths.
-pub struct JungleLadder(pub PlayerSettings);
-
-impl LadderPlayers<JungleGame> for JungleLadder {
-    fn engine(&self, depth: u32) -> PlayerSpec {
-        PlayerSpec::AlphaBeta { depth: Some(depth), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None }
-    }
-
-    fn factory(&self, spec: PlayerSpec) -> Result<Box<dyn Contestants<JungleGame>>, PlayerError> {
-        Ok(Box::new(PlayerFactory::new(spec, &self.0)?))
-    }
-}
-
-/// The flip game's ladder: expectiminimax at fixed depths.
-pub struct FlipLadder {
-    pub mcts: MctsConfig,
-    pub hardware: HardwareConfig,
-}
-
-impl LadderPlayers<FlipGame> for FlipLadder {
-    fn engine(&self, depth: u32) -> PlayerSpec {
-        PlayerSpec::Expectiminimax { depth: Some(depth), movetime: None, nodes: None, tc: None }
-    }
-
-    fn factory(&self, spec: PlayerSpec) -> Result<Box<dyn Contestants<FlipGame>>, PlayerError> {
-        Ok(Box::new(FlipFactory::new(spec, &self.mcts, &self.hardware)?))
-    }
-}
 
 /// Logs a finished match for the ratings.
 pub fn log_match(run: &RunDir, a: &str, b: &str, t: &Tally, source: &str) -> Result<(), StoreError> {
@@ -83,7 +37,7 @@ pub fn log_match(run: &RunDir, a: &str, b: &str, t: &Tally, source: &str) -> Res
 
 /// The decision on one candidate.
 #[derive(Clone, Debug)]
-pub struct GateDecision<G: MatchGame = JungleGame> {
+pub struct GateDecision<G: MatchGame> {
     pub accepted: bool,
     pub outcome: MatchOutcome<G>,
     pub why: String,
@@ -124,12 +78,12 @@ pub fn gate_match<G: MatchGame + Encode, C: Evaluator<G>, B: Evaluator<G>>(
 }
 
 /// Where the ladder's matches are played and logged, and with what settings.
-pub struct LadderContext<'a, G: MatchGame> {
+pub struct LadderContext<'a, G: ArenaGame> {
     pub run: &'a RunDir,
     pub ladder: &'a LadderConfig,
     pub arena: &'a ArenaConfig,
     pub rules: &'a G::Rules,
-    pub players: &'a dyn LadderPlayers<G>,
+    pub players: &'a PlayerSettings,
 }
 
 /// Why a ladder match could not be played or logged.
@@ -144,7 +98,7 @@ pub enum LadderError {
 }
 
 /// Plays `a` against `b` with the threaded match runner and logs it.
-fn ladder_match<G: MatchGame>(
+fn ladder_match<G: ArenaGame>(
     cx: &LadderContext<G>,
     a: PlayerSpec,
     b: PlayerSpec,
@@ -153,8 +107,8 @@ fn ladder_match<G: MatchGame>(
     seed: u64,
     source: &str,
 ) -> Result<Tally, LadderError> {
-    let fa = cx.players.factory(a)?;
-    let fb = cx.players.factory(b.clone())?;
+    let fa = G::factory(a, cx.players, cx.rules, None)?;
+    let fb = G::factory(b.clone(), cx.players, cx.rules, None)?;
     let run = cx.run;
     let settings = MatchSettings {
         games,
@@ -175,12 +129,12 @@ fn ladder_match<G: MatchGame>(
 
 /// The ladder: the network of generation `generation` against each configured depth (and, the
 /// first time, consecutive depths against each other to pin down the scale).
-pub fn play_ladder<G: MatchGame>(cx: &LadderContext<G>, generation: u64, model: &std::path::Path, seed: u64) -> Result<(), LadderError> {
+pub fn play_ladder<G: ArenaGame>(cx: &LadderContext<G>, generation: u64, model: &std::path::Path, seed: u64) -> Result<(), LadderError> {
     let (run, l) = (cx.run, cx.ladder);
     let mut depths = l.depths.clone();
     depths.sort_unstable();
     depths.dedup();
-    let ab = |d: u32| cx.players.engine(d);
+    let ab = |d: u32| G::engine_at(d);
     for (lo, hi) in uncalibrated(&depths, &read_matches(run), |d| ab(d).to_string()) {
         let t = ladder_match(cx, ab(hi), ab(lo), &ab(hi).to_string(), l.calibration_games, seed ^ u64::from(hi), "calibration")?;
         tracing::info!("ladder calibration: {} vs depth {lo}: {}-{}-{}", ab(hi), t.wins, t.losses, t.draws);
@@ -206,15 +160,15 @@ fn uncalibrated(depths: &[u32], logged: &[LoggedMatch], name: impl Fn(u32) -> St
 }
 
 /// What the gate stage plays with (parts of the run's config).
-pub struct GateSettings<'a, G: MatchGame = JungleGame> {
+pub struct GateSettings<'a, G: ArenaGame> {
     pub gate: &'a GateConfig,
     pub ladder: &'a LadderConfig,
     pub arena: &'a ArenaConfig,
     pub mcts: &'a MctsConfig,
     /// The run's rules.
     pub rules: G::Rules,
-    /// How ladder players are built.
-    pub players: Box<dyn LadderPlayers<G>>,
+    /// What the ladder's players are built with.
+    pub players: PlayerSettings,
     /// The run's seed.
     pub seed: u64,
 }
@@ -245,7 +199,7 @@ pub fn ladder_due(laddered: Option<u64>, best: u64, every: u64) -> bool {
 /// under the SPRT of `[gate]` and is promoted (renamed into models/) or rejected; then, every
 /// `ladder.every` generations, the best network plays the alpha-beta ladder and the ratings of
 /// every network are refitted.
-pub fn gate_candidates<G: MatchGame + Encode, E: Evaluator<G>>(
+pub fn gate_candidates<G: ArenaGame + Encode, E: Evaluator<G>>(
     run: &RunDir,
     s: &GateSettings<G>,
     load: &dyn Fn(&Path) -> Result<E, ModelFileError>,
@@ -308,7 +262,7 @@ pub fn gate_candidates<G: MatchGame + Encode, E: Evaluator<G>>(
         let name = format!("gen-{best_g:04}");
         let laddered = read_matches(run).iter().filter(|m| m.source == "ladder").filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok()).max();
         if ladder_due(laddered, best_g, s.ladder.every) {
-            let cx = LadderContext { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &*s.players };
+            let cx = LadderContext::<G> { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &s.players };
             phase("ladder");
             play_ladder(&cx, best_g, &best_path, s.seed ^ best_g)?;
             let r = ratings(&read_matches(run));
@@ -356,7 +310,8 @@ pub fn ratings(matches: &[LoggedMatch]) -> Vec<(String, Option<Rating>)> {
     if names.is_empty() {
         return Vec::new();
     }
-    let anchor = names.iter().position(|n| n == ANCHOR || n == FLIP_ANCHOR).unwrap_or(0);
+    let anchors = super::game::anchors();
+    let anchor = names.iter().position(|n| anchors.contains(n)).unwrap_or(0);
     let fitted = bt::fit(names.len(), &results, anchor);
     names.into_iter().zip(fitted).collect()
 }

@@ -6,7 +6,6 @@ pub mod batched;
 pub mod bt;
 pub mod clock;
 pub mod external;
-pub mod flip_players;
 pub mod game;
 pub mod gate;
 pub mod gate_curve;

@@ -20,10 +20,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::clock::{TimeControl, TimeControlError};
-use super::external::{ExternalError, ExternalPlayer};
-use crate::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
+use super::external::ExternalError;
+use crate::alphabeta::{EvalWeights, SearchConfig};
 use crate::game::Encode;
-use crate::jungle::{JungleGame, Rules};
+use crate::jungle::JungleGame;
 use crate::mcts::{MctsConfig, MctsPlayer};
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::HardwareConfig;
@@ -338,80 +338,19 @@ pub struct Contestant<G: crate::game::Game = JungleGame> {
     pub overhead: Duration,
 }
 
-/// The settings every kind of player is built with (the parts of the config they read).
+/// The settings every kind of player is built with (the parts of the config they read; the
+/// rules of the games come apart, as the game's own).
 #[derive(Clone, Debug, Default)]
 pub struct PlayerSettings {
-    pub rules: Rules,
     pub search: SearchConfig,
     pub eval: EvalWeights,
     pub mcts: MctsConfig,
     pub hardware: HardwareConfig,
 }
 
-/// Builds contestants from a spec (one per match worker; networks are loaded once and shared).
-pub struct PlayerFactory {
-    pub spec: PlayerSpec,
-    search: SearchConfig,
-    eval: Eval,
-    mcts: MctsConfig,
-    net: Option<Arc<NetEvaluator>>,
-}
-
-impl PlayerFactory {
-    pub fn new(spec: PlayerSpec, config: &PlayerSettings) -> Result<PlayerFactory, PlayerError> {
-        if matches!(spec, PlayerSpec::Expectiminimax { .. }) {
-            return Err(PlayerError::WrongGame { spec: spec.to_string(), game: "jungle" });
-        }
-        let net = match &spec {
-            PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, &config.hardware, JungleGame::SHAPE)?)),
-            _ => None,
-        };
-        if let PlayerSpec::External { cmd, .. } = &spec {
-            // Start it once now so a broken command fails before the match begins.
-            drop(ExternalPlayer::spawn(cmd)?);
-        }
-        Ok(PlayerFactory::with_network(spec, config, net))
-    }
-
-    /// A factory for `spec` whose network (for an `mcts` spec) is already loaded: the
-    /// protocol keeps one network across games and option changes.
-    pub fn with_network(spec: PlayerSpec, config: &PlayerSettings, net: Option<Arc<NetEvaluator>>) -> PlayerFactory {
-        PlayerFactory { spec, search: config.search.clone(), eval: Eval::new(&config.eval, config.rules), mcts: config.mcts.clone(), net }
-    }
-
-    /// The loaded network of an `mcts` spec.
-    pub fn network(&self) -> Option<&Arc<NetEvaluator>> {
-        self.net.as_ref()
-    }
-
-    pub fn name(&self) -> String {
-        self.spec.to_string()
-    }
-
-    pub fn make(&self, seed: u64) -> Result<Contestant, PlayerError> {
-        self.build(seed)
-    }
-
-    fn build(&self, seed: u64) -> Result<Contestant, PlayerError> {
-        let ms = |t: Option<u64>| t.map(Duration::from_millis);
-        let (player, limits): (Box<dyn Player<JungleGame>>, Limits) = match &self.spec {
-            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, .. } => {
-                let config = SearchConfig { hash_mb: *hash_mb, threads: *threads, ..self.search.clone() };
-                (Box::new(Engine::new(&config, self.eval.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
-            }
-            PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed)?,
-            PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {
-                (Box::new(ExternalPlayer::spawn(cmd)?), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
-            }
-            PlayerSpec::Expectiminimax { .. } => return Err(PlayerError::WrongGame { spec: self.spec.to_string(), game: "jungle" }),
-        };
-        Ok(Contestant { player, limits, tc: self.spec.time_control(), overhead: Duration::from_millis(self.search.move_overhead_ms) })
-    }
-}
-
 /// The players every game builds alike from a spec: MCTS with a loaded network of the game
 /// (`net`) and the random player. Other specs are the caller's (they differ by game).
-pub(super) fn any_game_player<G: Encode>(
+pub fn any_game_player<G: Encode>(
     spec: &PlayerSpec,
     net: Option<&Arc<NetEvaluator>>,
     mcts: &MctsConfig,
@@ -440,15 +379,10 @@ pub(super) fn any_game_player<G: Encode>(
 pub trait Contestants<G: crate::game::Game>: Sync {
     fn name(&self) -> String;
     fn make(&self, seed: u64) -> Result<Contestant<G>, PlayerError>;
-}
-
-impl Contestants<JungleGame> for PlayerFactory {
-    fn name(&self) -> String {
-        PlayerFactory::name(self)
-    }
-
-    fn make(&self, seed: u64) -> Result<Contestant, PlayerError> {
-        self.build(seed)
+    /// The network an `mcts` spec plays with (two networks at the same budget are matched in
+    /// batches across games).
+    fn network(&self) -> Option<&Arc<NetEvaluator>> {
+        None
     }
 }
 

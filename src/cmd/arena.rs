@@ -4,16 +4,13 @@ use std::io::Write;
 
 use anyhow::Context;
 use junglezero::arena::batched::run_network_match;
-use junglezero::arena::flip_players::FlipFactory;
-use junglezero::arena::game::MatchGame;
-use junglezero::arena::pgn::{game_pgn, today};
+use junglezero::arena::game::{ArenaGame, MatchGame};
 use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match};
-use junglezero::arena::spec::{PlayerFactory, PlayerSpec};
+use junglezero::arena::spec::PlayerSpec;
 use junglezero::arena::{forfeit_line, summary, summary_json};
 use junglezero::config::Config;
-use junglezero::flip::FlipGame;
+use junglezero::entries::HouseGame;
 use junglezero::game::Reason;
-use junglezero::games::GameName;
 use junglezero::store::write_output;
 
 use super::progress::bar;
@@ -21,37 +18,42 @@ use crate::cli::ArenaArgs;
 
 pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
-    if args.game.unwrap_or(config.game) == GameName::Flip {
-        return run_flip(&args, &config);
-    }
-    let mut rules = config.rules;
-    if let Some(spec) = &args.rules {
-        rules.apply_overrides(spec).context("bad --rules")?;
-    }
+    junglezero::with_game!(args.game.unwrap_or(config.game), G => run_match_of::<G>(&args, &config))
+}
+
+/// A match of the game `G` between the two specs: threaded, or batched across games when both
+/// are networks at the same budget; every pair of games shares its opening (and, in a game of
+/// luck, its deal) with the seats swapped.
+fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Result<()> {
+    let rules = G::rules_with(config, args.rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
     if args.games == 0 {
         anyhow::bail!("--games must be at least 1");
     }
-    let fa = PlayerFactory::new(args.a.clone(), &config.players()).context("player A")?;
-    let fb = PlayerFactory::new(args.b.clone(), &config.players()).context("player B")?;
+    if args.games_out.is_some() && G::games_text(&[], "", "", &rules).is_none() {
+        anyhow::bail!("--games-out writes PGN, which the {} game has no form of; its records are in its shards", G::NAME);
+    }
+    let players = config.players();
+    let fa = <G as ArenaGame>::factory(args.a.clone(), &players, &rules, None).context("player A")?;
+    let fb = <G as ArenaGame>::factory(args.b.clone(), &players, &rules, None).context("player B")?;
     let (name_a, name_b) = (fa.name(), fb.name());
-    let settings = settings(&args, &config, rules);
+    let settings = settings::<G>(args, config, rules.clone());
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
     let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| show_progress(&pb, t, llr);
     // Two networks with the same budget: batch their leaves across games.
-    let outcome: MatchOutcome = match (&args.a, &args.b, fa.network(), fb.network()) {
+    let outcome: MatchOutcome<G> = match (&args.a, &args.b, fa.network(), fb.network()) {
         (
             PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, reuse: None, tc: None, .. },
             PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, reuse: None, tc: None, .. },
             Some(na),
             Some(nb),
         ) if sa == sb => run_network_match(&**na, &**nb, &config.mcts, *sa, &settings, 16, |_, t, llr| progress(t, llr)),
-        _ => run_match(&fa, &fb, &settings, |_, t, llr| progress(t, llr))?,
+        _ => run_match(&*fa, &*fb, &settings, |_, t, llr| progress(t, llr))?,
     };
     pb.finish_and_clear();
-    report(&args, &outcome, &settings, &name_a, &name_b, &rules.to_string())?;
-    if let Some(path) = &args.games_out {
-        let date = today();
-        let text: String = outcome.games.iter().enumerate().map(|(i, g)| game_pgn(g, i + 1, &name_a, &name_b, &rules, &date)).collect();
+    report(args, &outcome, &settings, &name_a, &name_b, &rules.to_string())?;
+    if let Some(path) = &args.games_out
+        && let Some(text) = G::games_text(&outcome.games, &name_a, &name_b, &rules)
+    {
         write_output(path, text.as_bytes())?;
     }
     Ok(())
@@ -76,29 +78,6 @@ fn show_progress(pb: &indicatif::ProgressBar, t: &junglezero::arena::stats::Tall
     let (elo, ci) = t.elo();
     pb.set_position(u64::from(t.games()));
     pb.set_message(format!("W {} D {} L {}  Elo {elo:+.0} +/- {ci:.0}{}", t.wins, t.draws, t.losses, llr.map_or(String::new(), |l| format!("  LLR {l:.2}"))));
-}
-
-/// A flip-game match: both players built for the flip game, every pair of games dealt the
-/// same shuffle with the seats swapped.
-fn run_flip(args: &ArenaArgs, config: &Config) -> anyhow::Result<()> {
-    let mut rules = config.flip_rules;
-    if let Some(spec) = &args.rules {
-        junglezero::switches::Switches::apply_overrides(&mut rules, spec).context("bad --rules for the flip game")?;
-    }
-    if args.games == 0 {
-        anyhow::bail!("--games must be at least 1");
-    }
-    if args.games_out.is_some() {
-        anyhow::bail!("--games-out writes PGN for the big game only; the flip game's records are in its shards");
-    }
-    let fa = FlipFactory::new(args.a.clone(), &config.mcts, &config.hardware).context("player A")?;
-    let fb = FlipFactory::new(args.b.clone(), &config.mcts, &config.hardware).context("player B")?;
-    let (name_a, name_b) = (args.a.to_string(), args.b.to_string());
-    let settings = settings::<FlipGame>(args, config, rules);
-    let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
-    let outcome = run_match(&fa, &fb, &settings, |_, t, llr| show_progress(&pb, t, llr))?;
-    pb.finish_and_clear();
-    report(args, &outcome, &settings, &name_a, &name_b, &rules.to_string())
 }
 
 /// The summary on stdout and, with `--json`, in a file.

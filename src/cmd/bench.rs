@@ -4,7 +4,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use junglezero::alphabeta::bench::BENCH_FENS;
-use junglezero::jungle::{JungleGame, Rules, parse_fen, perft};
+use junglezero::jungle::{JungleGame, parse_fen, perft};
 use junglezero::nn::bench::raw_throughput;
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::nn::device::parse_device;
@@ -61,8 +61,9 @@ fn bench_mcts(sims: u32, runs: u32, args: &ConfigArgs) -> anyhow::Result<()> {
 /// Perft from the start position (after `moves`, under `rules`) on this thread, `runs` times;
 /// the best run is the figure.
 fn bench_perft(depth: u32, runs: u32, rules: Option<String>, moves: Option<String>) -> anyhow::Result<()> {
-    let position = crate::cli::PositionArgs { fen: junglezero::jungle::START_FEN.into(), rules, moves };
-    let game = super::game_from_args(&position, Rules::default())?;
+    let position = crate::cli::PositionArgs { fen: None, rules, moves };
+    let rules = super::rules_from_args::<junglezero::jungle::JungleGame>(&position, &junglezero::config::Config::default())?;
+    let game = super::game_from_args::<junglezero::jungle::JungleGame>(&position, &rules)?;
     let mut out = std::io::stdout().lock();
     let mut best = f64::INFINITY;
     let mut nodes = 0;
@@ -79,8 +80,8 @@ fn bench_perft(depth: u32, runs: u32, rules: Option<String>, moves: Option<Strin
 
 fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
-    let eval = NetEvaluator::random_init(&config.model, junglezero::games::GameName::Jungle.shape(), &config.hardware, 1)?;
-    let flops = config.model.flops_per_position(junglezero::games::GameName::Jungle.shape()) as f64;
+    let eval = NetEvaluator::random_init(&config.model, config.game.shape(), &config.hardware, 1)?;
+    let flops = config.model.flops_per_position(config.game.shape()) as f64;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -104,7 +105,7 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
 /// line is exactly `selfplay evals/s X raw evals/s Y ratio Z`.
 fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
-    let eval = NetEvaluator::random_init(&config.model, junglezero::games::GameName::Jungle.shape(), &config.hardware, 1)?;
+    let eval = NetEvaluator::random_init(&config.model, config.game.shape(), &config.hardware, 1)?;
     let workers = config.selfplay.worker_count();
     let mut out = std::io::stdout().lock();
     writeln!(
@@ -192,7 +193,7 @@ fn bench_train(steps: u32, args: &ConfigArgs) -> anyhow::Result<()> {
     }
     let batch = synthetic_batch::<junglezero::jungle::JungleGame>(&config.rules, b);
     for (label, model) in shapes {
-        let per_step = seconds_per_step(&model, junglezero::games::GameName::Jungle.shape(), &config.train, &device, &batch, steps);
+        let per_step = seconds_per_step(&model, config.game.shape(), &config.train, &device, &batch, steps);
         writeln!(
             out,
             "train {label} net {} batch {b} device {} optimizer {:?}: {:.0} samples/s ({per_step:.3} s/step)",

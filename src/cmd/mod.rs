@@ -19,45 +19,26 @@ pub mod verify;
 use anyhow::Context;
 
 use junglezero::config::Config;
-use junglezero::jungle::{JungleGame, Rules, parse_fen};
+use junglezero::entries::HouseGame;
+use junglezero::trainable::Trainable;
 
 use crate::cli::{ConfigArgs, PositionArgs};
 
-/// The game described by `--fen` and `--rules`, over `base` rules.
-pub fn game_from_args(args: &PositionArgs, base: Rules) -> anyhow::Result<JungleGame> {
-    let pos = parse_fen(&args.fen).with_context(|| format!("bad --fen '{}'", junglezero::check::clip(&args.fen)))?;
-    let mut rules = base;
-    if let Some(spec) = &args.rules {
-        rules.apply_overrides(spec).context("bad --rules")?;
-    }
-    let mut game = JungleGame::new(pos, rules);
-    for (i, text) in history_moves(args).enumerate() {
-        game.play_text(text).with_context(|| format!("bad --moves: move {} '{}'", i + 1, junglezero::check::clip(text)))?;
-    }
-    Ok(game)
-}
-
-/// The moves of `--moves`, in order.
-fn history_moves(args: &PositionArgs) -> impl Iterator<Item = &str> {
-    args.moves.as_deref().unwrap_or("").split_whitespace()
-}
-
-/// The flip-game position described by `--fen` (its position string; the big game's start FEN,
-/// the default, means the flip game's start) and `--rules` (over `base`).
-pub fn flip_game_from_args(args: &PositionArgs, base: junglezero::flip::FlipRules) -> anyhow::Result<junglezero::flip::FlipGame> {
-    let mut rules = base;
-    if let Some(spec) = &args.rules {
-        junglezero::switches::Switches::apply_overrides(&mut rules, spec).context("bad --rules for the flip game")?;
-    }
-    let mut game = if args.fen == junglezero::jungle::START_FEN {
-        junglezero::flip::FlipGame::start(rules)
-    } else {
-        junglezero::flip::parse_position(&args.fen, rules).with_context(|| format!("bad --fen '{}'", junglezero::check::clip(&args.fen)))?
+/// The game of `G` described by `--fen` (none: the start) and `--moves`, under `rules`.
+pub fn game_from_args<G: HouseGame>(args: &PositionArgs, rules: &<G as Trainable>::Rules) -> anyhow::Result<G> {
+    let mut game = match args.fen.as_deref() {
+        None => G::start_under(rules),
+        Some(text) => G::from_root(text, rules).with_context(|| format!("bad --fen '{}'", junglezero::check::clip(text)))?,
     };
-    for (i, text) in history_moves(args).enumerate() {
-        junglezero::flip::play_text(&mut game, text).with_context(|| format!("bad --moves: move {} '{}'", i + 1, junglezero::check::clip(text)))?;
+    for (i, text) in args.moves.as_deref().unwrap_or("").split_whitespace().enumerate() {
+        game.play_text_move(text).map_err(|e| anyhow::anyhow!("bad --moves: move {} '{}': {e}", i + 1, junglezero::check::clip(text)))?;
     }
     Ok(game)
+}
+
+/// The rules of `G` for a command: `base` (the config's or the defaults) with `--rules`.
+pub fn rules_from_args<G: HouseGame>(args: &PositionArgs, base: &junglezero::config::Config) -> anyhow::Result<<G as Trainable>::Rules> {
+    G::rules_with(base, args.rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))
 }
 
 /// The config from defaults, `--config` and `--set`, with the device name checked against

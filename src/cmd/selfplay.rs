@@ -4,9 +4,6 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use junglezero::config::Config;
-use junglezero::flip::FlipGame;
-use junglezero::games::GameName;
-use junglezero::jungle::JungleGame;
 use junglezero::pipeline::RunGame;
 use junglezero::selfplay::shards::ShardWriter;
 use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
@@ -25,10 +22,7 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         anyhow::bail!("selfplay --out needs --model PATH or --random-init");
     }
     let config = super::load_config(&args.config)?;
-    match config.game {
-        GameName::Jungle => play_out::<JungleGame>(&args, &config, &out),
-        GameName::Flip => play_out::<FlipGame>(&args, &config, &out),
-    }
+    junglezero::with_game!(config.game, G => play_out::<G>(&args, &config, &out))
 }
 
 /// `--games` games of `G` into `out`.

@@ -17,7 +17,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let network = match &args.model {
         Some(path) => {
             let meta = junglezero::nn::modelfile::read_meta(path)?;
-            let game = if meta.game == GameName::Flip.shape().game { GameName::Flip } else { GameName::Jungle };
+            let game = GameName::named(&meta.game).ok_or_else(|| anyhow::anyhow!("{}: a model of an unknown game '{}'", path.display(), meta.game))?;
             Some(Arc::new(NetEvaluator::load(path, &config.hardware, game.shape())?))
         }
         None => None,

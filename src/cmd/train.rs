@@ -6,9 +6,6 @@ use std::sync::atomic::AtomicBool;
 
 use indicatif::ProgressBar;
 use junglezero::config::Config;
-use junglezero::flip::FlipGame;
-use junglezero::games::GameName;
-use junglezero::jungle::JungleGame;
 use junglezero::pipeline::{Pipeline, RunGame};
 use junglezero::selfplay::stage::play_into_run;
 use junglezero::store::run::RunDir;
@@ -86,10 +83,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     run.pull(None)?;
     let config = run_config(&run, args.config.config.as_deref(), &args.config.set)?;
     let _lock = run.lock_trainer()?;
-    match config.game {
-        GameName::Jungle => train_game::<JungleGame>(run, config, args.rebuild),
-        GameName::Flip => train_game::<FlipGame>(run, config, args.rebuild),
-    }
+    junglezero::with_game!(config.game, G => train_game::<G>(run, config, args.rebuild))
 }
 
 fn train_game<G: RunGame>(run: RunDir, config: Config, rebuild: bool) -> anyhow::Result<()> {
@@ -140,10 +134,7 @@ pub fn learn(args: LearnArgs) -> anyhow::Result<()> {
     }
     let config = run_config(&run, args.config.as_deref(), &args.set)?;
     let _lock = run.lock_trainer()?;
-    match config.game {
-        GameName::Jungle => learn_game::<JungleGame>(run, config, args.min_games, args.rebuild),
-        GameName::Flip => learn_game::<FlipGame>(run, config, args.min_games, args.rebuild),
-    }
+    junglezero::with_game!(config.game, G => learn_game::<G>(run, config, args.min_games, args.rebuild))
 }
 
 fn learn_game<G: RunGame>(run: RunDir, config: Config, min_games: u64, rebuild: bool) -> anyhow::Result<()> {
@@ -180,10 +171,7 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
         run.pull(Some(&["models", "candidates", "rejected"]))?;
     }
     let waiting = run.candidates().len();
-    let gated = match config.game {
-        GameName::Jungle => JungleGame::gate(&run, &config),
-        GameName::Flip => FlipGame::gate(&run, &config),
-    };
+    let gated = junglezero::with_game!(config.game, G => junglezero::pipeline::gate_run::<G>(&run, &config));
     let pushed = run.push();
     gated?;
     pushed?;
@@ -198,10 +186,7 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
 pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
     let run = existing_run(&args.run, "dump", Some(&["config.toml", "games", "train"]))?;
     let config = run_config(&run, None, &[])?;
-    match config.game {
-        GameName::Jungle => dump_game::<JungleGame>(&run, &config, &args),
-        GameName::Flip => dump_game::<FlipGame>(&run, &config, &args),
-    }
+    junglezero::with_game!(config.game, G => dump_game::<G>(&run, &config, &args))
 }
 
 fn dump_game<G: RunGame>(run: &RunDir, config: &Config, args: &DumpArgs) -> anyhow::Result<()> {
@@ -229,10 +214,7 @@ fn dump_game<G: RunGame>(run: &RunDir, config: &Config, args: &DumpArgs) -> anyh
 pub fn selfplay_for_run(spec: &str, games: u64, set: &[String]) -> anyhow::Result<()> {
     let run = existing_run(spec, "selfplay", Some(&["config.toml", "models"]))?;
     let config = run_config(&run, None, set)?;
-    let played = match config.game {
-        GameName::Jungle => selfplay_game::<JungleGame>(spec, &run, &config, games),
-        GameName::Flip => selfplay_game::<FlipGame>(spec, &run, &config, games),
-    };
+    let played = junglezero::with_game!(config.game, G => selfplay_game::<G>(spec, &run, &config, games));
     let pushed = run.push();
     played?;
     pushed?;

@@ -74,6 +74,17 @@ fn parse_count(key: &str, value: &str) -> Result<u16, FlipRulesError> {
 impl FlipRules {
     pub const KEYS: [&'static str; 5] = ["dog_over_wolf", "no_move_loses", "no_progress_plies", "setup", "max_plies"];
 
+    /// Refuses switches under which a game need never end (as `[flip_rules]` of a config).
+    pub fn validate(&self) -> Result<(), crate::check::ConfigError> {
+        if self.no_progress_plies == 0 && self.max_plies == 0 {
+            return Err(crate::check::ConfigError::Invalid {
+                key: "flip_rules.no_progress_plies".into(),
+                message: "0 together with flip_rules.max_plies = 0 lets a game run for ever; set one of them".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// The rank of an animal under these rules (1 = Rat … 8 = Elephant).
     #[inline]
     pub const fn rank(&self, kind: Kind) -> u8 {

@@ -242,7 +242,7 @@ mod tests {
             ModelConfig { moves_left: true, ..ModelConfig::gpu_sized() },
             ModelConfig { opponent_policy: true, short_value: true, ..ModelConfig::default() },
         ] {
-            for shape in games::SHAPES {
+            for shape in games::GameName::ALL.iter().map(|g| g.shape()) {
                 let n = model.init(shape, &device).num_params() as u64;
                 let w = model.weight_count(shape);
                 assert!(w <= n && n < w * 11 / 10, "{} of {n}", w);

@@ -25,9 +25,7 @@ use std::io::{BufReader, Read, Write};
 use std::sync::{Arc, Mutex, mpsc};
 
 use crate::config::Config;
-use crate::flip::FlipGame;
 use crate::games::GameName;
-use crate::jungle::JungleGame;
 use crate::store::caps;
 use crate::store::lines::CappedLines;
 use options::OptionError;
@@ -44,32 +42,26 @@ pub fn send(out: &Out, line: &str) {
     }
 }
 
-/// The session of the game being served.
-enum Variant {
-    Jungle(Session<JungleGame>),
-    Flip(Session<FlipGame>),
-}
-
-/// The protocol server: a session of the config's game, replaced by one of the other game when
-/// `setoption name UCI_Variant value jungle|flip` asks for it (the settings carry over; the
-/// position, engine choice and network do not).
+/// The protocol server: a session of the config's game, replaced by one of another game when
+/// `setoption name UCI_Variant value NAME` asks for it (the settings carry over; the position,
+/// engine choice and network do not).
 pub struct Server {
     out: Out,
-    /// Always `Some` between commands.
-    game: Option<Variant>,
+    /// The game being served, and its session (always `Some` between commands).
+    game: GameName,
+    session: Option<Box<dyn SessionControl>>,
 }
 
 impl Server {
     pub fn new(config: Config, out: Out) -> Server {
-        let game = Server::session(config, out.clone());
-        Server { out, game: Some(game) }
+        let game = config.game;
+        let session = Server::session(config, out.clone());
+        Server { out, game, session: Some(session) }
     }
 
-    fn session(config: Config, out: Out) -> Variant {
-        match config.game {
-            GameName::Jungle => Variant::Jungle(Session::new(config, out)),
-            GameName::Flip => Variant::Flip(Session::new(config, out)),
-        }
+    /// A session of the config's game.
+    fn session(config: Config, out: Out) -> Box<dyn SessionControl> {
+        crate::with_game!(config.game, G => Box::new(Session::<G>::new(config, out)))
     }
 
     /// Reads commands until `quit` or end of input.
@@ -151,10 +143,8 @@ impl Server {
 
     /// Runs `f` on the session of the game being served.
     fn with_session(&mut self, f: impl FnOnce(&mut dyn SessionControl)) {
-        match &mut self.game {
-            Some(Variant::Jungle(s)) => f(s),
-            Some(Variant::Flip(s)) => f(s),
-            None => {}
+        if let Some(s) = self.session.as_deref_mut() {
+            f(s)
         }
     }
 
@@ -164,11 +154,7 @@ impl Server {
         {
             return self.set_variant(value.as_deref());
         }
-        match &mut self.game {
-            Some(Variant::Jungle(s)) => s.handle(cmd),
-            Some(Variant::Flip(s)) => s.handle(cmd),
-            None => {}
-        }
+        self.with_session(|s| s.handle(cmd));
     }
 
     /// Switches to a session of the named game (the same game: nothing changes).
@@ -181,21 +167,13 @@ impl Server {
             },
             None => return send(&self.out, &format!("info string error: {}", OptionError::NoValue("UCI_Variant".into()))),
         };
-        let serving = match &self.game {
-            Some(Variant::Jungle(_)) => Some(GameName::Jungle),
-            Some(Variant::Flip(_)) => Some(GameName::Flip),
-            None => None,
-        };
-        if serving == Some(wanted) {
+        if self.game == wanted {
             return;
         }
-        let mut config = match self.game.take() {
-            Some(Variant::Jungle(s)) => s.into_config(),
-            Some(Variant::Flip(s)) => s.into_config(),
-            None => Config::default(),
-        };
+        let mut config = self.session.take().map_or_else(Config::default, |s| s.into_config());
         config.game = wanted;
-        self.game = Some(Server::session(config, self.out.clone()));
+        self.game = wanted;
+        self.session = Some(Server::session(config, self.out.clone()));
     }
 }
 

@@ -22,7 +22,7 @@ pub enum OptionError {
     NoModel,
     #[error("unknown engine '{0}' (available: {1}, mcts)")]
     UnknownEngine(String, &'static str),
-    #[error("unknown variant '{0}' (available: jungle, flip)")]
+    #[error("unknown variant '{0}' (available: {known})", known = GameName::ALL.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "))]
     UnknownVariant(String),
     #[error(transparent)]
     Model(#[from] ModelFileError),

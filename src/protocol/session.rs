@@ -22,15 +22,24 @@ struct Running<G: ProtocolGame> {
     infinite: bool,
 }
 
-/// What the input loop needs of a session of any game while a search runs.
+/// A session of any game, as the server drives it.
 pub trait SessionControl {
+    fn handle(&mut self, cmd: Command);
     fn busy(&self) -> bool;
     fn searching_until_stopped(&self) -> bool;
     fn halt_search(&self);
     fn stop(&mut self);
+    /// Stops any search and hands back the settings (for a session of another game).
+    fn into_config(self: Box<Self>) -> Config;
 }
 
 impl<G: ProtocolGame> SessionControl for Session<G> {
+    fn handle(&mut self, cmd: Command) {
+        Session::handle(self, cmd)
+    }
+    fn into_config(self: Box<Self>) -> Config {
+        Session::into_config(*self)
+    }
     fn busy(&self) -> bool {
         Session::busy(self)
     }
@@ -63,7 +72,7 @@ impl<G: ProtocolGame> Session<G> {
         let options = Options::new(config);
         // A failure here leaves no engine; `go` then says so and `setoption` can build one.
         let player = options.build_player::<G>().ok();
-        let game = G::start_under(&G::rules_of(options.config()));
+        let game = G::start_under(&G::rules(options.config()));
         Session { out, options, root: None, moves: Vec::new(), game, player, running: None }
     }
 
@@ -110,7 +119,7 @@ impl<G: ProtocolGame> Session<G> {
     }
 
     fn set_position(&mut self, root: Option<&str>, moves: &[String]) {
-        let rules = G::rules_of(self.options.config());
+        let rules = G::rules(self.options.config());
         let mut game = match root {
             None => G::start_under(&rules),
             Some(f) => match G::from_root(f, &rules) {

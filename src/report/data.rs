@@ -2,7 +2,7 @@
 //! gate, match and rating events) and the model files' headers.
 
 use crate::arena::bt::Rating;
-use crate::arena::gate::{ANCHOR, FLIP_ANCHOR, LoggedMatch, ratings};
+use crate::arena::gate::{LoggedMatch, ratings};
 use crate::nn::modelfile;
 use crate::store::events::Event;
 use crate::store::run::RunDir;
@@ -146,7 +146,8 @@ fn list_rejected(run: &RunDir) -> Vec<(u64, std::path::PathBuf)> {
 
 /// Whether the anchor of the rating scale has played.
 pub fn anchored(d: &RunData) -> bool {
-    d.matches.iter().any(|m| [ANCHOR, FLIP_ANCHOR].iter().any(|a| m.a == *a || m.b == *a))
+    let anchors = crate::arena::game::anchors();
+    d.matches.iter().any(|m| anchors.iter().any(|a| m.a == *a || m.b == *a))
 }
 
 #[cfg(test)]

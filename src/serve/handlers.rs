@@ -12,14 +12,12 @@ use serde::{Deserialize, Serialize};
 use tokio_stream::Stream;
 use tokio_stream::StreamExt as _;
 
-use super::analysis::{self, AlphaBetaView, Budget, MAX_DEPTH, MAX_MOVETIME_MS, MAX_SIMS, MctsView, NetworkView};
+use super::analysis::{AlphaBetaView, Budget, MAX_DEPTH, MAX_MOVETIME_MS, MAX_SIMS, MctsView, NetworkView};
 use super::position::{PositionRequest, PositionView};
 use super::records::{RecordView, parse_records};
 use super::{ApiError, ServeState};
-use crate::flip::FlipGame;
-use crate::game::Game;
 use crate::games::GameName;
-use crate::jungle::{JungleGame, START_FEN};
+use crate::jungle::START_FEN;
 use crate::nn::burn_eval::NetEvaluator;
 
 type AppState = State<Arc<ServeState>>;
@@ -57,82 +55,32 @@ pub async fn info(State(st): AppState) -> Json<InfoView> {
 /// The position after the request's moves: pieces, legal moves, result.
 pub async fn position(State(st): AppState, body: Result<Json<PositionRequest>, JsonRejection>) -> Result<Json<PositionView>, ApiError> {
     let req = body?.0;
-    Ok(Json(Board::of(&st, &req)?.view()))
+    Ok(Json(board_of(&st, &req)?.view()))
 }
 
-/// A position of either game, as a request describes it.
-pub enum Board {
-    Jungle(JungleGame),
-    /// The flip game, the text it started from and its moves (nature's draws written in).
-    Flip {
-        game: FlipGame,
-        root: String,
-        moves: Vec<String>,
-    },
-}
-
-impl Board {
-    pub fn of(st: &ServeState, req: &PositionRequest) -> Result<Board, ApiError> {
-        match req.game {
-            GameName::Jungle => Ok(Board::Jungle(req.game(st.config.rules)?)),
-            GameName::Flip => {
-                let (game, moves) =
-                    super::flip::game_of(st.config.flip_rules, req.fen.as_deref(), &req.moves, req.rules.as_deref(), &mut super::flip::nature())?;
-                let root = match req.fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
-                    Some(f) => f.to_string(),
-                    None => crate::flip::position(&FlipGame::start(*game.rules())),
-                };
-                Ok(Board::Flip { game, root, moves })
-            }
-        }
-    }
-
-    pub fn view(&self) -> PositionView {
-        match self {
-            Board::Jungle(g) => PositionView::of(g),
-            Board::Flip { game, root, moves } => super::flip::view_of(game, root, moves.clone()),
-        }
-    }
-
-    fn name(&self) -> GameName {
-        match self {
-            Board::Jungle(_) => GameName::Jungle,
-            Board::Flip { .. } => GameName::Flip,
-        }
-    }
-
-    fn is_over(&self) -> bool {
-        match self {
-            Board::Jungle(g) => g.outcome().is_some(),
-            Board::Flip { game, .. } => game.outcome().is_some(),
-        }
-    }
-
+/// What the page needs of a position of any game, as a request describes it.
+pub trait Board: Send {
+    /// The position as the page draws it.
+    fn view(&self) -> PositionView;
+    /// The game it is a position of.
+    fn name(&self) -> GameName;
+    fn is_over(&self) -> bool;
     /// The network's own outputs (a network of this game).
-    fn network_view(&self, net: &NetEvaluator) -> NetworkView {
-        match self {
-            Board::Jungle(g) => analysis::network_view(net, g),
-            Board::Flip { game, .. } => analysis::network_view(net, game),
-        }
-    }
-
+    fn network_view(&self, net: &NetEvaluator) -> NetworkView;
     /// MCTS with `net` (a network of this game), see [`analysis::run_mcts`].
-    fn mcts(&self, st: &ServeState, net: &Arc<NetEvaluator>, budget: Budget, stop: &AtomicBool, report: &mut dyn FnMut(&MctsView) -> bool) -> MctsView {
-        let (sims, time) = budget.mcts_limits();
-        match self {
-            Board::Jungle(g) => analysis::run_mcts(net, &st.config.mcts, g, sims, time, stop, report),
-            Board::Flip { game, .. } => analysis::run_mcts(net, &st.config.mcts, game, sims, time, stop, report),
-        }
-    }
+    fn mcts(&self, st: &ServeState, net: &Arc<NetEvaluator>, budget: Budget, stop: &AtomicBool, report: &mut dyn FnMut(&MctsView) -> bool) -> MctsView;
+    /// The game's classical engine (alpha-beta; expectiminimax for the flip game).
+    fn alphabeta(&self, st: &ServeState, budget: Budget, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView;
+}
 
-    /// The game's alpha-beta engine (expectiminimax for the flip game).
-    fn alphabeta(&self, st: &ServeState, budget: Budget, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
-        let limits = budget.alphabeta_limits();
-        match self {
-            Board::Jungle(g) => analysis::run_alphabeta(&st.config, g, &limits, stop.clone(), report),
-            Board::Flip { game, .. } => super::flip::run_expectimax(game, &limits, report),
-        }
-    }
+/// What the page needs of a game: the board a request describes.
+pub trait ServeGame {
+    fn board(st: &ServeState, req: &PositionRequest) -> Result<Box<dyn Board>, ApiError>;
+}
+
+/// The board of the game a request names.
+pub fn board_of(st: &ServeState, req: &PositionRequest) -> Result<Box<dyn Board>, ApiError> {
+    crate::with_game!(req.game, G => G::board(st, req))
 }
 
 /// Which engine answers `/api/engine`.
@@ -172,7 +120,7 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
     let req = body?.0;
     let budget = Budget { sims: req.sims, depth: req.depth, movetime: req.movetime };
     budget.check()?;
-    let board = Board::of(&st, &req.position)?;
+    let board = board_of(&st, &req.position)?;
     if let Some(r) = board.is_over().then(|| board.view().result).flatten() {
         return Err(ApiError::bad(format!("the game is over: {}", r.text)));
     }
@@ -194,7 +142,7 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
         // The position after the move, by the same path as every request (a flip's outcome
         // is drawn there).
         position.moves.push(mv);
-        let after = Board::of(&st2, &position)?.view();
+        let after = board_of(&st2, &position)?.view();
         let mv = after.last_move.clone().unwrap_or_default();
         Ok::<_, ApiError>(EngineReply { mv, position: after, alphabeta: ab, mcts: mc })
     })
@@ -207,15 +155,8 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
 fn network(st: &ServeState, game: GameName) -> Result<Arc<NetEvaluator>, ApiError> {
     match (&st.network, st.network_game) {
         (Some(n), Some(g)) if g == game => Ok(n.clone()),
-        (Some(_), Some(g)) => Err(ApiError::conflict(format!("the loaded network plays the {} game, not this one", game_word(g)))),
+        (Some(_), Some(g)) => Err(ApiError::conflict(format!("the loaded network plays the {} game, not this one", g.name()))),
         _ => Err(ApiError::conflict("no network is loaded (start the server with --model FILE)")),
-    }
-}
-
-fn game_word(g: GameName) -> &'static str {
-    match g {
-        GameName::Jungle => "jungle",
-        GameName::Flip => "flip",
     }
 }
 
@@ -281,7 +222,7 @@ pub async fn analyse(
     let q = q?.0;
     let moves: Vec<String> = q.moves.as_deref().unwrap_or("").split([' ', ',']).filter(|m| !m.is_empty()).map(str::to_string).collect();
     let req = PositionRequest { game: q.game, fen: q.fen.clone(), moves, rules: q.rules.clone() };
-    let board = Board::of(&st, &req)?;
+    let board = board_of(&st, &req)?;
     let budget = Budget { sims: q.sims, depth: q.depth, movetime: q.movetime };
     budget.check()?;
     let which = engines(q.engines.as_deref(), &st, q.game)?;
@@ -293,7 +234,7 @@ pub async fn analyse(
             Ok(e) => tx.blocking_send(e).is_ok(),
             Err(_) => false,
         };
-        analyse_thread(&st2, &board, budget, which, &guard, &send);
+        analyse_thread(&st2, &*board, budget, which, &guard, &send);
     });
     Ok(Sse::new(tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok)).keep_alive(KeepAlive::default()))
 }
@@ -311,7 +252,14 @@ mod erased {
     }
 }
 
-fn analyse_thread(st: &ServeState, board: &Board, budget: Budget, which: Engines, guard: &super::SearchGuard, send: &dyn Fn(&str, &dyn erased::Json) -> bool) {
+fn analyse_thread(
+    st: &ServeState,
+    board: &dyn Board,
+    budget: Budget,
+    which: Engines,
+    guard: &super::SearchGuard,
+    send: &dyn Fn(&str, &dyn erased::Json) -> bool,
+) {
     if !send("position", &board.view()) {
         return;
     }

@@ -15,7 +15,6 @@
 pub mod analysis;
 pub mod assets;
 pub mod error;
-pub mod flip;
 pub mod handlers;
 pub mod position;
 pub mod records;
@@ -64,9 +63,7 @@ pub struct ServeState {
 impl ServeState {
     /// `searches`: how many searches may run at once (each uses one core).
     pub fn new(config: Config, network: Option<Arc<NetEvaluator>>, model_name: Option<String>, report_dir: Option<PathBuf>, searches: usize) -> ServeState {
-        let network_game = network
-            .as_ref()
-            .map(|n| if n.shape() == crate::games::GameName::Flip.shape() { crate::games::GameName::Flip } else { crate::games::GameName::Jungle });
+        let network_game = network.as_ref().and_then(|n| crate::games::GameName::named(n.shape().game));
         ServeState {
             config,
             network,

@@ -143,7 +143,7 @@ pub struct PositionView {
     pub last_move: Option<String>,
     pub result: Option<ResultView>,
     /// The flip game's face-down squares, hidden pool and colours.
-    pub flip: Option<super::flip::FlipExtra>,
+    pub flip: Option<FlipExtra>,
 }
 
 impl PositionView {
@@ -172,4 +172,17 @@ impl PositionView {
             flip: None,
         }
     }
+}
+
+/// What the page draws beside the flip game's board.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FlipExtra {
+    /// Squares with a face-down piece.
+    pub hidden: Vec<String>,
+    /// The face-down pieces still to appear (FEN letters, one per piece).
+    pub pool: Vec<String>,
+    /// The colour the first player owns (none before the first flip).
+    pub first_colour: Option<String>,
+    /// The colour of the player to move (none before the first flip).
+    pub colour_to_move: Option<String>,
 }

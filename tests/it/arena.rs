@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use junglezero::arena::game::ArenaGame;
 use junglezero::arena::openings::{Opening, start_game};
 use junglezero::arena::play::{MatchSettings, run_match};
-use junglezero::arena::spec::{PlayerFactory, PlayerSpec};
+use junglezero::arena::spec::PlayerSpec;
 use junglezero::config::Config;
 use junglezero::jungle::{JungleGame, Rules};
 
@@ -38,9 +39,9 @@ fn settings(games: u32) -> MatchSettings {
 #[test]
 fn alphabeta_depth_3_beats_random() {
     let c = Config::default();
-    let a = PlayerFactory::new("alphabeta:depth=3".parse().unwrap(), &c.players()).unwrap();
-    let b = PlayerFactory::new(PlayerSpec::Random { tc: None }, &c.players()).unwrap();
-    let out = run_match(&a, &b, &settings(20), |_, _, _| {}).unwrap();
+    let a = JungleGame::factory("alphabeta:depth=3".parse().unwrap(), &c.players(), &c.rules, None).unwrap();
+    let b = JungleGame::factory(PlayerSpec::Random { tc: None }, &c.players(), &c.rules, None).unwrap();
+    let out = run_match(&*a, &*b, &settings(20), |_, _, _| {}).unwrap();
     assert_eq!(out.tally.games(), 20);
     assert!(out.tally.wins >= 18, "{:?}", out.tally);
 }
@@ -48,10 +49,10 @@ fn alphabeta_depth_3_beats_random() {
 #[test]
 fn each_opening_is_played_with_both_colours_and_openings_differ() {
     let c = Config::default();
-    let a = PlayerFactory::new("alphabeta:depth=1".parse().unwrap(), &c.players()).unwrap();
-    let b = PlayerFactory::new(PlayerSpec::Random { tc: None }, &c.players()).unwrap();
+    let a = JungleGame::factory("alphabeta:depth=1".parse().unwrap(), &c.players(), &c.rules, None).unwrap();
+    let b = JungleGame::factory(PlayerSpec::Random { tc: None }, &c.players(), &c.rules, None).unwrap();
     let s = settings(16);
-    let out = run_match(&a, &b, &s, |_, _, _| {}).unwrap();
+    let out = run_match(&*a, &*b, &s, |_, _, _| {}).unwrap();
     assert_eq!(out.games.len(), 16);
     assert_eq!(out.tally.pairs(), 8);
     let mut positions = std::collections::HashSet::new();
@@ -316,12 +317,12 @@ fn adjudication_ends_games_on_agreeing_scores_and_is_off_by_default() {
     use junglezero::arena::adjudicate::Adjudication;
     use junglezero::game::Reason;
     let c = Config::default();
-    let a = PlayerFactory::new("alphabeta:depth=3".parse().unwrap(), &c.players()).unwrap();
-    let b = PlayerFactory::new("alphabeta:depth=1".parse().unwrap(), &c.players()).unwrap();
-    let plain = run_match(&a, &b, &settings(8), |_, _, _| {}).unwrap();
+    let a = JungleGame::factory("alphabeta:depth=3".parse().unwrap(), &c.players(), &c.rules, None).unwrap();
+    let b = JungleGame::factory("alphabeta:depth=1".parse().unwrap(), &c.players(), &c.rules, None).unwrap();
+    let plain = run_match(&*a, &*b, &settings(8), |_, _, _| {}).unwrap();
     assert!(plain.games.iter().all(|g| g.outcome.reason != Reason::Adjudication));
     let adjudication = Adjudication { win_plies: 4, win_score: 400, ..Adjudication::default() };
-    let judged = run_match(&a, &b, &MatchSettings { adjudication, ..settings(8) }, |_, _, _| {}).unwrap();
+    let judged = run_match(&*a, &*b, &MatchSettings { adjudication, ..settings(8) }, |_, _, _| {}).unwrap();
     let adjudicated: Vec<_> = judged.games.iter().filter(|g| g.outcome.reason == Reason::Adjudication).collect();
     assert!(!adjudicated.is_empty(), "two alpha-beta engines agree on lopsided positions");
     for g in &adjudicated {

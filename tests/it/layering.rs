@@ -98,7 +98,7 @@ fn the_reference_scanner_sees_imports_and_skips_comments() {
 fn rules_search_and_mcts_never_import_the_network_training_or_matches() {
     let g = graph();
     let low = ["game", "check", "player", "jungle", "flip", "alphabeta", "mcts"];
-    let high = ["nn", "train", "selfplay", "arena", "config", "pipeline", "protocol", "report", "store"];
+    let high = ["nn", "train", "selfplay", "arena", "config", "pipeline", "protocol", "report", "store", "entries", "serve"];
     for m in low {
         let deps = g.get(m).unwrap_or_else(|| panic!("module {m} exists"));
         for h in high {
@@ -131,6 +131,29 @@ fn no_import_cycle_spans_two_modules() {
     for (a, deps) in &g {
         for b in deps {
             assert!(!reach(b).contains(a), "import cycle: {a} -> {b} -> ... -> {a}");
+        }
+    }
+}
+
+/// The registry is the only place that turns a game's name into its type: no file outside
+/// `src/games.rs` and the games' entries (`src/entries/`) matches on a game's name, and no part
+/// of the program but the command line imports the entries (the parts reach a game through
+/// their own traits, which the entries implement).
+#[test]
+fn games_are_named_only_in_the_registry_and_their_entries() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    for f in files {
+        let rel = f.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
+        if rel == "games.rs" || rel.starts_with("entries/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for variant in ["GameName::Jungle", "GameName::Flip"] {
+            assert!(!text.contains(variant), "{rel} names {variant}; dispatch through with_game! (src/games.rs) instead");
+        }
+        if !rel.starts_with("cmd/") && rel != "main.rs" && rel != "cli.rs" {
+            assert!(!crate_refs(&text).contains("entries"), "{rel} imports crate::entries; only the command line may");
         }
     }
 }

@@ -5,29 +5,15 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
-use super::ApiError;
-use super::analysis::AlphaBetaView;
-use super::position::{PieceView, PositionView, ResultView, check_length, side_name, with_overrides};
 use crate::alphabeta::flip::FlipEngine;
 use crate::flip::{Cell, FlipGame, FlipMove, FlipRules, Piece, Square, parse_position, play_text, position};
 use crate::game::{Game, Outcome, Seat, Turn};
 use crate::mcts::player::value_to_cp;
 use crate::player::Limits;
-
-/// What the page draws beside the flip game's board.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct FlipExtra {
-    /// Squares with a face-down piece.
-    pub hidden: Vec<String>,
-    /// The face-down pieces still to appear (FEN letters, one per piece).
-    pub pool: Vec<String>,
-    /// The colour the first player owns (none before the first flip).
-    pub first_colour: Option<String>,
-    /// The colour of the player to move (none before the first flip).
-    pub colour_to_move: Option<String>,
-}
+use crate::serve::ApiError;
+use crate::serve::analysis::AlphaBetaView;
+use crate::serve::position::{FlipExtra, PieceView, PositionView, ResultView, check_length, side_name, with_overrides};
 
 /// A fresh generator for nature's draws.
 pub fn nature() -> ChaCha8Rng {

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::spec::{Contestant, Contestants, PlayerError, PlayerSpec, any_game_player};
 use crate::alphabeta::flip::{FlipEngine, OpeningCache};
+use crate::arena::spec::{Contestant, Contestants, PlayerError, PlayerSpec, any_game_player};
 use crate::flip::FlipGame;
 use crate::game::Encode;
 use crate::mcts::MctsConfig;
@@ -23,21 +23,18 @@ pub struct FlipFactory {
 }
 
 impl FlipFactory {
-    pub fn new(spec: PlayerSpec, mcts: &MctsConfig, hardware: &HardwareConfig) -> Result<FlipFactory, PlayerError> {
-        let net = match &spec {
-            PlayerSpec::Mcts { model, .. } => Some(Arc::new(NetEvaluator::load(model, hardware, FlipGame::SHAPE)?)),
-            PlayerSpec::AlphaBeta { .. } | PlayerSpec::External { .. } => {
+    /// A factory for `spec`: an `mcts` spec plays with `net` when it is given, otherwise its
+    /// model file is loaded now; the big game's engines are refused.
+    pub fn new(spec: PlayerSpec, mcts: &MctsConfig, hardware: &HardwareConfig, net: Option<Arc<NetEvaluator>>) -> Result<FlipFactory, PlayerError> {
+        let net = match (&spec, net) {
+            (PlayerSpec::AlphaBeta { .. } | PlayerSpec::External { .. }, _) => {
                 return Err(PlayerError::WrongGame { spec: spec.to_string(), game: "flip" });
             }
+            (PlayerSpec::Mcts { .. }, Some(net)) => Some(net),
+            (PlayerSpec::Mcts { model, .. }, None) => Some(Arc::new(NetEvaluator::load(model, hardware, FlipGame::SHAPE)?)),
             _ => None,
         };
         Ok(FlipFactory { spec, mcts: mcts.clone(), net, openings: Arc::default() })
-    }
-
-    /// A factory for `spec` whose network (for an `mcts` spec) is already loaded: the protocol
-    /// keeps one network across games and option changes.
-    pub fn with_network(spec: PlayerSpec, mcts: &MctsConfig, net: Option<Arc<NetEvaluator>>) -> FlipFactory {
-        FlipFactory { spec, mcts: mcts.clone(), net, openings: Arc::default() }
     }
 }
 
@@ -59,6 +56,10 @@ impl Contestants<FlipGame> for FlipFactory {
         };
         Ok(Contestant { player, limits, tc: self.spec.time_control(), overhead: Duration::ZERO })
     }
+
+    fn network(&self) -> Option<&Arc<NetEvaluator>> {
+        self.net.as_ref()
+    }
 }
 
 #[cfg(test)]
@@ -71,8 +72,8 @@ mod tests {
     fn expectiminimax_beats_random_over_dealt_pairs_and_big_game_engines_are_refused() {
         let hw = HardwareConfig::default();
         let mcts = MctsConfig::default();
-        let engine = FlipFactory::new("expectiminimax:depth=2".parse().unwrap(), &mcts, &hw).unwrap();
-        let random = FlipFactory::new("random".parse().unwrap(), &mcts, &hw).unwrap();
+        let engine = FlipFactory::new("expectiminimax:depth=2".parse().unwrap(), &mcts, &hw, None).unwrap();
+        let random = FlipFactory::new("random".parse().unwrap(), &mcts, &hw, None).unwrap();
         let s = MatchSettings::<FlipGame> {
             games: 20,
             concurrency: 2,
@@ -102,7 +103,7 @@ mod tests {
             }
         }
         for spec in ["alphabeta:depth=2", "external:cmd=\"x\""] {
-            let e = FlipFactory::new(spec.parse().unwrap(), &mcts, &hw).err().expect("refused").to_string();
+            let e = FlipFactory::new(spec.parse().unwrap(), &mcts, &hw, None).err().expect("refused").to_string();
             assert!(e.contains("does not play the flip game"), "{e}");
         }
     }

@@ -1,0 +1,173 @@
+//! Jungle's entry in the house: its matches (no luck to deal), players and ladder, the
+//! training loop's settings and teacher, the protocol's texts and options, the web page's board
+//! and the command line's views. The rules themselves are [`crate::jungle`].
+
+pub mod players;
+mod serve;
+mod teacher;
+
+use std::sync::Arc;
+
+use rand_chacha::ChaCha8Rng;
+
+use super::HouseGame;
+use crate::arena::game::{ArenaGame, MatchGame};
+use crate::arena::pgn::{game_pgn, today};
+use crate::arena::play::PlayedGame;
+use crate::arena::spec::{Contestants, PlayerError, PlayerSettings, PlayerSpec};
+use crate::config::Config;
+use crate::game::{Outcome, Seat};
+use crate::games::{GameName, GameRulesError};
+use crate::jungle::{JungleGame, PlayError, Repetition, Rules, describe_outcome, diagram, perft};
+use crate::nn::burn_eval::NetEvaluator;
+use crate::pipeline::{Pipeline, PipelineError, ProgressFn, RunGame};
+use crate::protocol::variant::{ProtocolGame, check_option, spin_option};
+use crate::selfplay::bootstrap::JungleHeuristic;
+use crate::selfplay::stage::StageSettings;
+use crate::selfplay::teacher::Finisher;
+use crate::switches::Switches;
+use players::JungleFactory;
+
+impl MatchGame for JungleGame {
+    const SHAPE_NAME: &'static str = "jungle";
+    type Rules = Rules;
+    type Deal = ();
+
+    fn match_start(rules: &Rules) -> JungleGame {
+        JungleGame::start(*rules)
+    }
+
+    fn random_deal(_: &Rules, _: &mut ChaCha8Rng) {}
+
+    fn dealt(&self, _: &()) -> Option<crate::jungle::Move> {
+        None
+    }
+
+    fn mover(&self) -> Seat {
+        self.side_to_move().player()
+    }
+
+    fn opening_key(&self) -> (u64, u32) {
+        (self.position().hash(), u32::from(self.position().halfmove()))
+    }
+}
+
+impl ArenaGame for JungleGame {
+    fn engine_at(depth: u32) -> PlayerSpec {
+        PlayerSpec::AlphaBeta { depth: Some(depth), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None }
+    }
+
+    fn classical(settings: &PlayerSettings) -> PlayerSpec {
+        PlayerSpec::AlphaBeta { depth: None, movetime: None, nodes: None, hash_mb: settings.search.hash_mb, threads: settings.search.threads, tc: None }
+    }
+
+    fn factory(
+        spec: PlayerSpec,
+        settings: &PlayerSettings,
+        rules: &Rules,
+        net: Option<Arc<NetEvaluator>>,
+    ) -> Result<Box<dyn Contestants<JungleGame>>, PlayerError> {
+        Ok(Box::new(JungleFactory::new(spec, settings, *rules, net)?))
+    }
+}
+
+impl RunGame for JungleGame {
+    fn rules(config: &Config) -> Rules {
+        config.rules
+    }
+
+    /// Self-play with the handcrafted evaluation blended into young networks' values, and the
+    /// alpha-beta teacher finishing long games (when `experimental.finish_after_plies` is set).
+    fn stage(config: &Config) -> StageSettings<'_, JungleGame> {
+        let heuristic = JungleHeuristic::new(&config.eval, config.rules, config.selfplay.heuristic_scale);
+        let finisher = Finisher::from_settings(&config.selfplay, &config.teacher, &config.search, &config.eval, config.rules);
+        StageSettings {
+            mcts: &config.mcts,
+            selfplay: &config.selfplay,
+            heuristic: Some(Arc::new(heuristic)),
+            rules: config.rules,
+            finish: finisher.map(|f| f.handover()),
+            seed: config.train.seed,
+        }
+    }
+
+    fn teach(p: &mut Pipeline<JungleGame>, progress: &mut ProgressFn, stop: &std::sync::atomic::AtomicBool) -> Result<u64, PipelineError> {
+        teacher::teach(p, progress, stop)
+    }
+}
+
+impl ProtocolGame for JungleGame {
+    const NAME: GameName = GameName::Jungle;
+    const ENGINE: &'static str = "alphabeta";
+    const ROOT_TEXT: &'static str = "FEN";
+    type MoveError = PlayError;
+
+    fn play_text_move(&mut self, text: &str) -> Result<(), PlayError> {
+        self.play_text(text).map(|_| ())
+    }
+
+    fn outcome_text(o: &Outcome) -> String {
+        describe_outcome(o)
+    }
+
+    fn rule_options() -> Vec<String> {
+        let d = Rules::default();
+        vec![
+            check_option("dog_over_wolf", d.dog_over_wolf),
+            check_option("rat_captures_across_shore", d.rat_captures_across_shore),
+            check_option("elephant_takes_trapped_rat", d.elephant_takes_trapped_rat),
+            format!("option name repetition type combo default {} var forbidden var draw var off", Repetition::default().name()),
+            spin_option("no_capture_plies", d.no_capture_plies),
+            spin_option("max_plies", d.max_plies),
+            check_option("anti_chase", d.anti_chase),
+        ]
+    }
+
+    fn set_rule(config: &mut Config, key: &str, value: &str) -> Option<Result<(), GameRulesError>> {
+        Rules::KEYS.contains(&key).then(|| Switches::set(&mut config.rules, key, value).map_err(|e| GameRulesError::Rules(e.to_string())))
+    }
+}
+
+impl HouseGame for JungleGame {
+    const MOVE_HELP: &'static str = "a move like a3a4";
+    const ROOT_WORD: &'static str = "fen";
+    const SMOKE_CONFIG: &'static str = "configs/smoke.toml";
+
+    fn apply_rules(rules: &mut Rules, spec: &str) -> Result<(), String> {
+        rules.apply_overrides(spec).map_err(|e| e.to_string())
+    }
+
+    fn diagram(&self) -> String {
+        diagram(self.position())
+    }
+
+    fn seat_name(seat: Seat) -> &'static str {
+        match seat {
+            Seat::First => "Red",
+            Seat::Second => "Blue",
+        }
+    }
+
+    fn mover_name(&self) -> Option<String> {
+        Some(self.side_to_move().to_string())
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        perft::perft_game(self, depth)
+    }
+
+    fn divide(&self, depth: u32) -> Vec<(String, u64)> {
+        let mut rows: Vec<(String, u64)> = perft::divide_game(self, depth).into_iter().map(|(m, n)| (m.to_string(), n)).collect();
+        rows.sort();
+        rows
+    }
+
+    fn export(rules: &Rules) -> crate::nn::export::GameExport {
+        crate::nn::export::jungle_export(rules)
+    }
+
+    fn games_text(games: &[PlayedGame<JungleGame>], a: &str, b: &str, rules: &Rules) -> Option<String> {
+        let date = today();
+        Some(games.iter().enumerate().map(|(i, g)| game_pgn(g, i + 1, a, b, rules, &date)).collect())
+    }
+}

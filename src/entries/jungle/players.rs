@@ -1,0 +1,69 @@
+//! Jungle's players for matches, the ladder, the protocol and `play`: alpha-beta
+//! (`alphabeta:depth=N`, `movetime=MS`, ...), MCTS with a Jungle network, random, and external
+//! programs that speak the protocol.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::alphabeta::{Engine, Eval, SearchConfig};
+use crate::arena::external::ExternalPlayer;
+use crate::arena::spec::{Contestant, Contestants, PlayerError, PlayerSettings, PlayerSpec, any_game_player};
+use crate::game::Encode;
+use crate::jungle::{JungleGame, Rules};
+use crate::mcts::MctsConfig;
+use crate::nn::burn_eval::NetEvaluator;
+use crate::player::{Limits, Player};
+
+/// Builds Jungle contestants from a spec (one per match worker; a network is loaded once and
+/// shared).
+pub struct JungleFactory {
+    pub spec: PlayerSpec,
+    search: SearchConfig,
+    eval: Eval,
+    mcts: MctsConfig,
+    net: Option<Arc<NetEvaluator>>,
+}
+
+impl JungleFactory {
+    /// A factory for `spec` in games under `rules`: an `mcts` spec plays with `net` when it
+    /// is given, otherwise its model file is loaded now; an external program is started once
+    /// now, so that a broken command fails before the match begins.
+    pub fn new(spec: PlayerSpec, settings: &PlayerSettings, rules: Rules, net: Option<Arc<NetEvaluator>>) -> Result<JungleFactory, PlayerError> {
+        let net = match (&spec, net) {
+            (PlayerSpec::Expectiminimax { .. }, _) => return Err(PlayerError::WrongGame { spec: spec.to_string(), game: "jungle" }),
+            (PlayerSpec::Mcts { .. }, Some(net)) => Some(net),
+            (PlayerSpec::Mcts { model, .. }, None) => Some(Arc::new(NetEvaluator::load(model, &settings.hardware, JungleGame::SHAPE)?)),
+            _ => None,
+        };
+        if let PlayerSpec::External { cmd, .. } = &spec {
+            drop(ExternalPlayer::spawn(cmd)?);
+        }
+        Ok(JungleFactory { spec, search: settings.search.clone(), eval: Eval::new(&settings.eval, rules), mcts: settings.mcts.clone(), net })
+    }
+}
+
+impl Contestants<JungleGame> for JungleFactory {
+    fn name(&self) -> String {
+        self.spec.to_string()
+    }
+
+    fn make(&self, seed: u64) -> Result<Contestant, PlayerError> {
+        let ms = |t: Option<u64>| t.map(Duration::from_millis);
+        let (player, limits): (Box<dyn Player<JungleGame>>, Limits) = match &self.spec {
+            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, .. } => {
+                let config = SearchConfig { hash_mb: *hash_mb, threads: *threads, ..self.search.clone() };
+                (Box::new(Engine::new(&config, self.eval.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
+            }
+            PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed)?,
+            PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {
+                (Box::new(ExternalPlayer::spawn(cmd)?), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
+            }
+            PlayerSpec::Expectiminimax { .. } => return Err(PlayerError::WrongGame { spec: self.spec.to_string(), game: "jungle" }),
+        };
+        Ok(Contestant { player, limits, tc: self.spec.time_control(), overhead: Duration::from_millis(self.search.move_overhead_ms) })
+    }
+
+    fn network(&self) -> Option<&Arc<NetEvaluator>> {
+        self.net.as_ref()
+    }
+}
