@@ -25,7 +25,7 @@ use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::device::{DeviceError, parse_device};
 use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
 use crate::selfplay::record::{RecordError, ShardError};
-use crate::selfplay::stage::{StageSettings, play_into_run};
+use crate::selfplay::stage::{StageGames, StageSettings, play_into_run};
 use crate::selfplay::teacher;
 use crate::store::events::{Event, StartEvent, TrainEvent, now};
 use crate::store::hooks::phase;
@@ -409,7 +409,8 @@ impl<G: RunGame> Pipeline<G> {
         let stage = G::stage(&self.config);
         let server = crate::mcts::server::ServerStats::default();
         let summary = crate::mcts::server::maybe_served(&evaluator, self.config.selfplay.server_config(), &server, |e| {
-            play_into_run(&self.run, &stage, e, evaluator.id(), generation, games, self.meta.iteration + 1, progress, stop)
+            let which = StageGames { model_id: evaluator.id(), generation, games, iteration: self.meta.iteration + 1 };
+            play_into_run(&self.run, &stage, e, which, progress, stop)
         })?;
         if self.config.selfplay.inference_server {
             tracing::info!(

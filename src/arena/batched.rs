@@ -85,17 +85,24 @@ impl<G: MatchGame + Encode> Slot<G> {
     }
 }
 
-/// Plays a match between two networks with `sims` simulations per move.
-#[allow(clippy::too_many_arguments)]
+/// How two networks search in a batched match: `sims` simulations a move with `mcts`, and
+/// `games_in_flight` games per worker whose leaves form one batch per network.
+#[derive(Clone, Copy, Debug)]
+pub struct NetworkSearch<'a> {
+    pub mcts: &'a MctsConfig,
+    pub sims: u32,
+    pub games_in_flight: usize,
+}
+
+/// Plays a match between two networks searching as `search` says.
 pub fn run_network_match<G: MatchGame + Encode, A: Evaluator<G>, B: Evaluator<G>>(
     a: &A,
     b: &B,
-    mcts: &MctsConfig,
-    sims: u32,
+    search: NetworkSearch,
     s: &MatchSettings<G>,
-    games_in_flight: usize,
     mut on_game: impl FnMut(&PlayedGame<G>, &super::stats::Tally, Option<f64>),
 ) -> MatchOutcome<G> {
+    let NetworkSearch { mcts, sims, games_in_flight } = search;
     let pairs = s.games.div_ceil(2).max(1) as usize;
     let openings = random_openings::<G>(&s.rules, s.opening_plies, pairs, s.seed);
     if openings.is_empty() {

@@ -167,17 +167,15 @@ fn clocked(base: &Limits, overhead: Duration, own: &Clock, other: Option<&Clock>
 /// legal move forfeits, and the game records why; a player on a clock that overruns it (by more
 /// than `time_margin`) loses on time. The score of each move's last `info` line feeds the
 /// adjudication, when it is on. Nature's moves follow the opening's deal.
-#[allow(clippy::too_many_arguments)]
 pub fn play_game<G: MatchGame>(
     a: &mut Contestant<G>,
     b: &mut Contestant<G>,
-    rules: &G::Rules,
+    s: &MatchSettings<G>,
     opening: &Opening<G>,
     a_red: bool,
     pair: usize,
-    adjudication: &Adjudication,
-    time_margin: Duration,
 ) -> PlayedGame<G> {
+    let (rules, adjudication, time_margin) = (&s.rules, &s.adjudication, s.time_margin);
     let mut g = start_game(rules, opening);
     let mut moves = opening.moves.clone();
     a.player.new_game();
@@ -298,7 +296,7 @@ pub fn run_match<G: MatchGame>(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(pair, a_red)) = jobs.get(i) else { break };
                     let opening = &openings[pair % openings.len()];
-                    let g = play_game(&mut ca, &mut cb, &s.rules, opening, a_red, pair, &s.adjudication, s.time_margin);
+                    let g = play_game(&mut ca, &mut cb, s, opening, a_red, pair);
                     let verdict = watch.note(&g, names);
                     // A player that failed is started anew for the next game.
                     let restart = |factory: &dyn Contestants<G>, c: &mut Contestant<G>, salt: u64| -> Result<(), MatchError> {
@@ -372,22 +370,28 @@ mod tests {
         Contestant { player, limits: Limits::default(), tc: Some(tc.parse::<TimeControl>().unwrap()), overhead: Duration::ZERO }
     }
 
+    /// One game's settings: `rules`, no adjudication, `margin` past a clock.
+    fn game_settings(rules: Rules, margin: Duration) -> MatchSettings {
+        MatchSettings {
+            games: 1,
+            concurrency: 1,
+            opening_plies: 0,
+            seed: 0,
+            rules,
+            sprt: None,
+            max_consecutive_forfeits: 0,
+            adjudication: Adjudication::default(),
+            time_margin: margin,
+        }
+    }
+
     #[test]
     fn a_player_that_overruns_its_clock_loses_on_time() {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         // Three 40 ms moves fit in 0.1 s + 0.01 s a move; the fourth does not.
         let mut slow = contestant(Box::new(Sleeper { nap: Duration::from_millis(40), seen: seen.clone() }), "0.1+0.01");
         let mut fast = contestant(Box::new(RandomPlayer::new(1)), "0/60");
-        let g = play_game(
-            &mut slow,
-            &mut fast,
-            &Rules::default(),
-            &Opening { deal: (), moves: vec![] },
-            true,
-            0,
-            &Adjudication::default(),
-            Duration::from_millis(5),
-        );
+        let g = play_game(&mut slow, &mut fast, &game_settings(Rules::default(), Duration::from_millis(5)), &Opening { deal: (), moves: vec![] }, true, 0);
         assert_eq!(g.outcome, Outcome::win(Side::Blue.player(), Reason::Time));
         assert_eq!(g.a_points, 0.0);
         assert!(g.forfeit.is_none());
@@ -412,12 +416,10 @@ mod tests {
         let g = play_game(
             &mut untimed,
             &mut fast,
-            &Rules { max_plies: 30, ..Rules::default() },
+            &game_settings(Rules { max_plies: 30, ..Rules::default() }, Duration::ZERO),
             &Opening { deal: (), moves: vec![] },
             false,
             0,
-            &Adjudication::default(),
-            Duration::ZERO,
         );
         assert_ne!(g.outcome.reason, Reason::Time);
     }

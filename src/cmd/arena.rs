@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use anyhow::Context;
-use junglezero::arena::batched::run_network_match;
+use junglezero::arena::batched::{NetworkSearch, run_network_match};
 use junglezero::arena::game::{ArenaGame, MatchGame};
 use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match};
 use junglezero::arena::spec::PlayerSpec;
@@ -46,7 +46,10 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
             PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, reuse: None, tc: None, .. },
             Some(na),
             Some(nb),
-        ) if sa == sb => run_network_match(&**na, &**nb, &config.mcts, *sa, &settings, 16, |_, t, llr| progress(t, llr)),
+        ) if sa == sb => {
+            let search = NetworkSearch { mcts: &config.mcts, sims: *sa, games_in_flight: 16 };
+            run_network_match(&**na, &**nb, search, &settings, |_, t, llr| progress(t, llr))
+        }
         _ => run_match(&*fa, &*fb, &settings, |_, t, llr| progress(t, llr))?,
     };
     pb.finish_and_clear();

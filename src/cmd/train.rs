@@ -228,7 +228,8 @@ fn selfplay_game<G: RunGame>(spec: &str, run: &RunDir, config: &Config, games: u
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
     let stage = G::stage(config);
-    let s = play_into_run(run, &stage, &evaluator, evaluator.id(), g, games, g + 1, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
+    let which = junglezero::selfplay::stage::StageGames { model_id: evaluator.id(), generation: g, games, iteration: g + 1 };
+    let s = play_into_run(run, &stage, &evaluator, which, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
     bars.finish();
     let s = s?;
     println!("selfplay games {} moves {} evals {} time {:.1} s", s.games, s.moves, s.evals, s.seconds);

@@ -34,6 +34,17 @@ struct Conv {
     b: Vec<f32>,
 }
 
+/// What follows a convolution's bias: a residual added (the second convolution of a block),
+/// then ReLU or not.
+#[derive(Clone, Copy)]
+struct Then<'r> {
+    residual: Option<&'r [f32]>,
+    relu: bool,
+}
+
+/// Bias then ReLU, the usual case.
+const RELU: Then<'static> = Then { residual: None, relu: true };
+
 impl Conv {
     fn from_burn(conv: &Conv2d, bn: Option<&BatchNorm>) -> Conv {
         let [cout, cin, kh, kw] = conv.weight.val().dims();
@@ -66,10 +77,10 @@ impl Conv {
         Conv { k: kh, cin, cout, w, b: shift }
     }
 
-    /// `out[n*squares, cout] = conv(x[n*squares, cin])` plus bias, then `residual` added and
-    /// ReLU when asked. `patches` is scratch for the 3×3 case.
-    #[allow(clippy::too_many_arguments)]
-    fn apply(&self, shape: &Shape, x: &[f32], n: usize, out: &mut [f32], patches: &mut Vec<f32>, residual: Option<&[f32]>, relu: bool) {
+    /// `out[n*squares, cout] = conv(x[n*squares, cin])` plus bias, then what `then` asks
+    /// (a residual added, ReLU). `patches` is scratch for the 3×3 case.
+    fn apply(&self, shape: &Shape, x: &[f32], n: usize, out: &mut [f32], patches: &mut Vec<f32>, then: Then) {
+        let Then { residual, relu } = then;
         let m = n * shape.squares();
         let a: ArrayView2<f32> = if self.k == 1 {
             ArrayView2::from_shape((m, self.cin), &x[..m * self.cin]).expect("shape")
@@ -293,15 +304,15 @@ impl FusedNet {
                     }
                 }
             }
-            self.stem.apply(shape, &s.c, n, &mut s.a, &mut s.patches, None, true);
+            self.stem.apply(shape, &s.c, n, &mut s.a, &mut s.patches, RELU);
             for (c1, c2) in &self.blocks {
-                c1.apply(shape, &s.a, n, &mut s.b, &mut s.patches, None, true);
-                c2.apply(shape, &s.b, n, &mut s.c, &mut s.patches, Some(&s.a[..n * sq * ch]), true);
+                c1.apply(shape, &s.a, n, &mut s.b, &mut s.patches, RELU);
+                c2.apply(shape, &s.b, n, &mut s.c, &mut s.patches, Then { residual: Some(&s.a[..n * sq * ch]), relu: true });
                 std::mem::swap(&mut s.a, &mut s.c);
             }
             // Policy head: [n*squares, policy planes] -> logits[plane * squares + square].
-            self.policy_hidden.apply(shape, &s.a, n, &mut s.b, &mut s.patches, None, true);
-            self.policy_out.apply(shape, &s.b, n, &mut s.c, &mut s.patches, None, false);
+            self.policy_hidden.apply(shape, &s.a, n, &mut s.b, &mut s.patches, RELU);
+            self.policy_out.apply(shape, &s.b, n, &mut s.c, &mut s.patches, Then { residual: None, relu: false });
             for b in 0..n {
                 for q in 0..sq {
                     for d in 0..pp {
@@ -311,12 +322,12 @@ impl FusedNet {
             }
             // Moves-left head (before the value head reuses the scratch buffers).
             if let Some((conv, fc1, fc2)) = self.moves_left.as_ref().filter(|_| moves_left.len() >= n) {
-                conv.apply(shape, &s.a, n, &mut s.b, &mut s.patches, None, true);
+                conv.apply(shape, &s.a, n, &mut s.b, &mut s.patches, RELU);
                 fc1.apply(&s.b, n, &mut s.c, true);
                 fc2.apply(&s.c[..n * fc1.outputs], n, moves_left, true);
             }
             // Value head.
-            self.value_conv.apply(shape, &s.a, n, &mut s.b, &mut s.patches, None, true);
+            self.value_conv.apply(shape, &s.a, n, &mut s.b, &mut s.patches, RELU);
             let hidden = self.fc1.outputs;
             self.fc1.apply(&s.b, n, &mut s.c, true);
             self.fc2.apply(&s.c[..n * hidden], n, logits, false);

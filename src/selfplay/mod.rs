@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bootstrap;
+pub mod pool;
 pub mod record;
 pub mod shards;
 pub mod slot;

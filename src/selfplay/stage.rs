@@ -52,22 +52,29 @@ enum Halt {
     Interrupted,
 }
 
-/// Plays `games` games with `evaluator` (called `model_id` in the records; the network of
-/// generation `generation`, its leaf values blended with the handcrafted evaluation as
-/// `[selfplay]` says) into the run's games/ directory. Finished games are written even when
-/// `stop` is raised part way; the games in flight then are dropped.
-#[allow(clippy::too_many_arguments)]
+/// Which games a self-play stage plays: `games` games with the network called `model_id` in
+/// the records, the best network of generation `generation`, for the training of generation
+/// `iteration` (which seeds them).
+#[derive(Clone, Copy, Debug)]
+pub struct StageGames<'a> {
+    pub model_id: &'a str,
+    pub generation: u64,
+    pub games: u64,
+    pub iteration: u64,
+}
+
+/// Plays the games of `which` with `evaluator` (its leaf values blended with the handcrafted
+/// evaluation as `[selfplay]` says) into the run's games/ directory. Finished games are written
+/// even when `stop` is raised part way; the games in flight then are dropped.
 pub fn play_into_run<G: Trainable, E: Evaluator<G>>(
     run: &RunDir,
     s: &StageSettings<G>,
     evaluator: &E,
-    model_id: &str,
-    generation: u64,
-    games: u64,
-    iteration: u64,
+    which: StageGames,
     progress: &mut dyn FnMut(&str, u64, u64, &str),
     stop: &AtomicBool,
 ) -> Result<SelfplaySummary, StoreError> {
+    let StageGames { model_id, generation, games, iteration } = which;
     let mut writer = ShardWriter::new(&run.games_dir(), model_id, s.selfplay.games_per_shard);
     let seed = s.seed ^ writer.stamp().rotate_left(17) ^ iteration;
     let opts = RunOptions { finish: s.finish.clone(), ..RunOptions::from_start(games, seed, model_id, &s.rules) };

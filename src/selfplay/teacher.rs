@@ -13,7 +13,6 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::time::Duration;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -305,66 +304,42 @@ impl Teacher {
     }
 }
 
-/// Plays `games` teacher games (indices `first..first + games`, seeded from `seed`) on
-/// `threads` threads, handing each finished game to `on_game` on the calling thread. Stops
-/// early when `stop` is raised or `on_game` fails; `on_tick` runs about every 200 ms.
-#[allow(clippy::too_many_arguments)]
+/// A batch of teacher games: the engine's settings and which games to play.
+pub struct TeacherRun<'a> {
+    pub config: &'a TeacherConfig,
+    pub search: &'a SearchConfig,
+    pub eval: &'a EvalWeights,
+    pub rules: Rules,
+    /// Game indices `first..first + games` are played, each seeded from `seed` and its index.
+    pub first: u64,
+    pub games: u64,
+    pub seed: u64,
+    pub threads: usize,
+}
+
+/// Plays the teacher games of `run` on its threads, handing each finished game to `on_game`
+/// on the calling thread. Stops early when `stop` is raised or `on_game` fails; `on_tick` runs
+/// about every 200 ms.
 pub fn play_games<E>(
-    config: &TeacherConfig,
-    search: &SearchConfig,
-    eval: &EvalWeights,
-    rules: Rules,
-    first: u64,
-    games: u64,
-    seed: u64,
-    threads: usize,
+    run: &TeacherRun,
     stop: &AtomicBool,
-    mut on_game: impl FnMut(GameRecord<JungleGame>) -> Result<(), E>,
-    mut on_tick: impl FnMut(),
+    on_game: impl FnMut(GameRecord<JungleGame>) -> Result<(), E>,
+    on_tick: impl FnMut(),
 ) -> Result<(), E> {
     let next = AtomicU64::new(0);
-    let (tx, rx) = mpsc::channel();
-    let quit = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            let tx = tx.clone();
-            let (next, quit) = (&next, &quit);
-            scope.spawn(move || {
-                let mut teacher = Teacher::new(config, search, eval, rules);
-                loop {
-                    if quit.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= games {
-                        return;
-                    }
-                    let rec = teacher.play_game(super::slot::game_seed(seed, first + i));
-                    if tx.send(rec).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut result = Ok(());
-        loop {
-            match rx.recv_timeout(Duration::from_millis(200)) {
-                Ok(rec) => {
-                    if let Err(e) = on_game(rec) {
-                        quit.store(true, Ordering::Relaxed);
-                        result = Err(e);
-                        break;
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+    let work = |tx: mpsc::Sender<GameRecord<JungleGame>>, quit: &AtomicBool| {
+        let mut teacher = Teacher::new(run.config, run.search, run.eval, run.rules);
+        while !quit.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= run.games {
+                return;
             }
-            on_tick();
+            if tx.send(teacher.play_game(super::slot::game_seed(run.seed, run.first + i))).is_err() {
+                return;
+            }
         }
-        on_tick();
-        result
-    })
+    };
+    super::pool::run_pool(run.threads, work, on_game, on_tick)
 }
 
 #[cfg(test)]

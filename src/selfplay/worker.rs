@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use std::sync::Arc;
 
@@ -113,18 +113,21 @@ impl<'a, G: Trainable> Finishing<'a, G> {
     }
 }
 
-/// One worker: keeps up to `games_in_flight` games going, claiming game indices from `next`.
-#[allow(clippy::too_many_arguments)]
-fn worker_loop<G: Trainable, E: Evaluator<G>>(
-    evaluator: &E,
-    mcts: &MctsConfig,
-    config: &SelfplayConfig,
-    opts: &RunOptions<G>,
-    next: &AtomicU64,
-    stop: &AtomicBool,
-    counters: &Counters,
-    tx: mpsc::Sender<GameRecord<G>>,
-) {
+/// What every worker of one run shares.
+struct Shared<'a, G: Trainable, E> {
+    evaluator: &'a E,
+    mcts: &'a MctsConfig,
+    config: &'a SelfplayConfig,
+    opts: &'a RunOptions<G>,
+    /// The next game index to claim.
+    next: AtomicU64,
+    counters: &'a Counters,
+}
+
+/// One worker: keeps up to `games_in_flight` games going, claiming game indices from `next`,
+/// until they are all played or `stop` rises.
+fn worker_loop<G: Trainable, E: Evaluator<G>>(w: &Shared<G, E>, stop: &AtomicBool, tx: mpsc::Sender<GameRecord<G>>) {
+    let Shared { evaluator, mcts, config, opts, ref next, counters } = *w;
     // Each worker keeps at most its share of the games in flight: with 48 games and 64 slots
     // per worker, the first worker would otherwise claim them all and the others would idle.
     let share = opts.games.div_ceil(config.worker_count() as u64).max(1);
@@ -189,36 +192,9 @@ pub fn run<G: Trainable, E: Evaluator<G>, Er>(
     config: &SelfplayConfig,
     opts: &RunOptions<G>,
     counters: &Counters,
-    mut on_game: impl FnMut(GameRecord<G>) -> Result<(), Er>,
-    mut on_tick: impl FnMut(),
+    on_game: impl FnMut(GameRecord<G>) -> Result<(), Er>,
+    on_tick: impl FnMut(),
 ) -> Result<(), Er> {
-    let next = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel();
-    let workers = config.worker_count();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let (next, stop) = (&next, &stop);
-            scope.spawn(move || worker_loop(evaluator, mcts, config, opts, next, stop, counters, tx));
-        }
-        drop(tx);
-        let mut result = Ok(());
-        loop {
-            match rx.recv_timeout(Duration::from_millis(200)) {
-                Ok(rec) => {
-                    if let Err(e) = on_game(rec) {
-                        stop.store(true, Ordering::Relaxed);
-                        result = Err(e);
-                        break;
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-            on_tick();
-        }
-        on_tick();
-        result
-    })
+    let shared = Shared { evaluator, mcts, config, opts, next: AtomicU64::new(0), counters };
+    super::pool::run_pool(config.worker_count(), |tx, stop| worker_loop(&shared, stop, tx), on_game, on_tick)
 }

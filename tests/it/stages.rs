@@ -11,7 +11,7 @@ use junglezero::jungle::JungleGame;
 use junglezero::mcts::testing::{RolloutEvaluator, UniformEvaluator};
 use junglezero::nn::modelfile::ModelFileError;
 use junglezero::selfplay::record::read_shard;
-use junglezero::selfplay::stage::play_into_run;
+use junglezero::selfplay::stage::{StageGames, play_into_run};
 use junglezero::store::events::Event;
 use junglezero::store::run::RunDir;
 
@@ -57,10 +57,7 @@ fn self_play_writes_every_game_to_shards_and_one_summary_event() {
         &run,
         &<JungleGame as junglezero::pipeline::RunGame>::stage(&config),
         &UniformEvaluator::default(),
-        "uniform",
-        0,
-        5,
-        1,
+        StageGames { model_id: "uniform", generation: 0, games: 5, iteration: 1 },
         &mut |stage, _, total, _| {
             assert_eq!((stage, total), ("selfplay", 5));
             ticks += 1;
@@ -136,7 +133,8 @@ fn flip_self_play_records_nature_s_draws_and_its_games_become_samples() {
     let rules = FlipRules { no_progress_plies: 12, ..FlipRules::default() };
     let stage: StageSettings<FlipGame> = StageSettings { mcts: &config.mcts, selfplay: &config.selfplay, heuristic: None, rules, finish: None, seed: 5 };
     let stop = AtomicBool::new(false);
-    let summary = play_into_run(&run, &stage, &UniformEvaluator::default(), "uniform", 0, 4, 1, &mut |_, _, _, _| {}, &stop).unwrap();
+    let which = StageGames { model_id: "uniform", generation: 0, games: 4, iteration: 1 };
+    let summary = play_into_run(&run, &stage, &UniformEvaluator::default(), which, &mut |_, _, _, _| {}, &stop).unwrap();
     assert_eq!(summary.games, 4);
     let shards = run.shards();
     let games: Vec<_> = shards.iter().flat_map(|p| read_shard::<FlipGame>(p).unwrap()).collect();
@@ -169,7 +167,7 @@ fn flip_self_play_records_nature_s_draws_and_its_games_become_samples() {
 
 #[test]
 fn a_batched_flip_match_repeats_under_its_seed() {
-    use junglezero::arena::batched::run_network_match;
+    use junglezero::arena::batched::{NetworkSearch, run_network_match};
     use junglezero::arena::play::MatchSettings;
     use junglezero::flip::{FlipGame, FlipRules};
     let config = small_config();
@@ -185,7 +183,7 @@ fn a_batched_flip_match_repeats_under_its_seed() {
         time_margin: std::time::Duration::ZERO,
     };
     let eval = UniformEvaluator::default();
-    let play = || run_network_match(&eval, &eval, &config.mcts, 6, &s, 3, |_, _, _| {});
+    let play = || run_network_match(&eval, &eval, NetworkSearch { mcts: &config.mcts, sims: 6, games_in_flight: 3 }, &s, |_, _, _| {});
     let (a, b) = (play(), play());
     assert_eq!(a.games.len(), 8);
     let moves = |o: &junglezero::arena::play::MatchOutcome<FlipGame>| o.games.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();

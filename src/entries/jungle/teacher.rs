@@ -31,15 +31,18 @@ pub fn teach(p: &mut Pipeline<JungleGame>, progress: &mut ProgressFn, stop: &Ato
     let plies = std::cell::Cell::new(0u64);
     let mut writer = ShardWriter::new(&p.run.games_dir(), teacher::SHARD_PREFIX, c.selfplay.games_per_shard);
     let mut records_for_metrics: Vec<GameRecord<JungleGame>> = Vec::new();
-    let res = teacher::play_games(
-        &c.teacher,
-        &c.search,
-        &c.eval,
-        c.rules,
-        have,
+    let run = teacher::TeacherRun {
+        config: &c.teacher,
+        search: &c.search,
+        eval: &c.eval,
+        rules: c.rules,
+        first: have,
         games,
-        c.train.seed ^ 0x7EAC_4E25,
-        c.selfplay.worker_count(),
+        seed: c.train.seed ^ 0x7EAC_4E25,
+        threads: c.selfplay.worker_count(),
+    };
+    let res = teacher::play_games(
+        &run,
         stop,
         |rec| {
             done.set(done.get() + 1);
