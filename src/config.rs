@@ -131,7 +131,7 @@ impl Config {
     }
 }
 
-/// Settings that were measured and left off (each has its row in BENCHMARKS.md and the
+/// Settings that were measured and left off (each has its run in the
 /// training history): a user's config names them under one `[experimental]` table, so that the
 /// sections read as the recipe a user runs. The sections' structs still hold them where the
 /// code reads them; this module moves them between the two places.

@@ -1,4 +1,4 @@
-//! The 4×4 flip game (暗布斗兽棋 / 翻翻棋), the second game of junglezero (RULES.md, "The 4×4
+//! The 4×4 flip game (暗布斗兽棋 / 翻翻棋), the second game of junglezero (docs/rules.md, "The 4 × 4
 //! flip variant"): sixteen face-down pieces, flips that reveal a piece drawn from the face-down
 //! ones (a chance node), one-square steps and captures by the big game's ranks.
 //!

@@ -1,4 +1,4 @@
-//! Perft for the flip game (RULES.md): a flip and what it reveals are one ply, branching into
+//! Perft for the flip game (docs/rules.md): a flip and what it reveals are one ply, branching into
 //! each distinct piece that can appear (two face-down pieces of one kind would be one branch;
 //! each side has one of each animal, so every face-down piece is its own kind).
 

@@ -1,4 +1,4 @@
-//! The flip game's rule switches (RULES.md, "The 4×4 flip variant"): the same keys in config
+//! The flip game's rule switches (docs/rules.md, "The 4 × 4 flip game"): the same keys in config
 //! files (`[flip]`), on the command line and in game records.
 
 use std::fmt;

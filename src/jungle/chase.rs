@@ -1,5 +1,5 @@
 //! The online-play anti-chase rules 7-3 and 17-5 (rules switch `anti_chase`; the exact reading
-//! is README "The anti-chase rules").
+//! is docs/rules.md, "The anti-chase rules").
 //!
 //! Both rules depend on the path: they read the side to move's last moves from the
 //! [`History`]. [`restriction`] turns them into one bitboard per animal of the squares it may not

@@ -191,7 +191,7 @@ pub fn parse_move(text: &str) -> Result<Move, MoveTextError> {
     Ok(Move::new(from, to))
 }
 
-/// A board diagram with ranks 9..1 top to bottom, as in RULES.md:
+/// A board diagram with ranks 9..1 top to bottom, as in docs/rules.md:
 /// upper case Red, lower case Blue, `~` water, `#` trap, `*` den.
 pub fn diagram(pos: &Position) -> String {
     let mut s = String::new();

@@ -1,7 +1,7 @@
 //! Perft: the number of legal move sequences of a given length, the standard check of a move
 //! generator against independent engines.
 //!
-//! Conventions (RULES.md): the history starts empty (the root counts as one occurrence); a move
+//! Conventions (docs/rules.md): the history starts empty (the root counts as one occurrence); a move
 //! that ends the game is counted when it is the last ply and has no successors otherwise; a
 //! position without legal moves contributes nothing. The last ply is counted without being
 //! played; the repetition rule still applies to it through [`movegen::count_legal`].

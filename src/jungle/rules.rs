@@ -1,6 +1,6 @@
 //! The rule switches: the one source of rules for every component.
 //!
-//! `Rules::default()` is the standard game of RULES.md. The same keys are used in config files
+//! `Rules::default()` is the standard game of docs/rules.md. The same keys are used in config files
 //! (`[rules]` table), on the command line (`--rules repetition=off,dog_over_wolf=on`), in game
 //! records and in protocol options.
 
@@ -47,7 +47,7 @@ impl FromStr for Repetition {
     }
 }
 
-/// Every rule switch of RULES.md. Unknown keys are rejected when deserialising.
+/// Every rule switch of docs/rules.md. Unknown keys are rejected when deserialising.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Rules {
@@ -63,7 +63,7 @@ pub struct Rules {
     pub no_capture_plies: u16,
     /// Hard cap on game length in plies (self-play and matches); 0 disables.
     pub max_plies: u16,
-    /// The online-play anti-chase rules 7-3 and 17-5 (README "The anti-chase rules").
+    /// The online-play anti-chase rules 7-3 and 17-5 (docs/rules.md, "The anti-chase rules").
     pub anti_chase: bool,
 }
 

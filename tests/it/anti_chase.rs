@@ -1,4 +1,4 @@
-//! The anti-chase rules 7-3 and 17-5 (README "The anti-chase rules", switch `anti_chase`),
+//! The anti-chase rules 7-3 and 17-5 (docs/rules.md, "The anti-chase rules", switch `anti_chase`),
 //! sentence by sentence on small scripted games, then random playouts and perft with history
 //! against the slow referee of `tests/common/slow.rs`.
 //!

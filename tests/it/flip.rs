@@ -1,4 +1,4 @@
-//! The flip game's perft against a slow referee written here from RULES.md alone (its own board
+//! The flip game's perft against a slow referee written here from docs/rules.md alone (its own board
 //! layout and move rules; only the position parser is shared).
 
 use junglezero::flip::{Cell, FlipGame, FlipRules, Setup, parse_position, perft};

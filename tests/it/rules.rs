@@ -1,4 +1,4 @@
-//! One test per clause of RULES.md, on small hand-made positions.
+//! One test per clause of docs/rules.md, on small hand-made positions.
 
 use crate::common::{game, is_legal, moves_from, rules};
 use junglezero::game::{Game, Outcome, Reason, Seat, Turn};
@@ -95,7 +95,7 @@ fn a_jump_lands_on_empty_or_capturable_squares_only() {
 
 // ---------------------------------------------------------------- captures
 
-/// Ranks as RULES.md states them, written independently of the engine.
+/// Ranks as docs/rules.md states them, written independently of the engine.
 fn rank(kind: char, dog_over_wolf: bool) -> u8 {
     match kind {
         'R' => 1,

@@ -1,8 +1,8 @@
-//! A slow, obviously-correct Jungle referee written from RULES.md for tests only.
+//! A slow, obviously-correct Jungle referee written from docs/rules.md for tests only.
 //!
 //! It shares nothing with the engine but the public `Position::piece_at` accessor: terrain is
 //! spelled out by square names, moves are found by walking a grid, and repetitions are counted
-//! by comparing board strings. The anti-chase rules 7-3 and 17-5 (README "The anti-chase
+//! by comparing board strings. The anti-chase rules 7-3 and 17-5 (docs/rules.md "The anti-chase
 //! rules") are read off a plain log of the moves played since the referee was created.
 
 use junglezero::jungle::Repetition;
