@@ -151,8 +151,7 @@ impl<G: RunGame> Pipeline<G> {
             }
             None => {
                 let seed = config.train.seed;
-                train_device.seed(seed);
-                let net = config.model.init(G::SHAPE, &train_device);
+                let net = config.model.init_seeded(G::SHAPE, &train_device, seed);
                 let trainer = Trainer::new(net, optimizer(&config.train), train_device.clone(), &config.model, &config.train, 0);
                 let meta = Self::fresh_meta(&config, 0, 0);
                 checkpoint::save(&run.checkpoint_path(), &trainer, &meta)?;

@@ -125,9 +125,8 @@ fn weights(net: &Net) -> Vec<f32> {
 /// A fresh network written to `dir`/start.jzm (made on the CPU, seeded).
 fn saved_network(dir: &Path) -> PathBuf {
     let cpu = parse_device("flex").unwrap();
-    cpu.seed(11);
     let path = dir.join("start.jzm");
-    let net = model().init(SHAPE, &cpu);
+    let net = model().init_seeded(SHAPE, &cpu, 11);
     modelfile::save(&path, &net, &fresh_meta(&model(), SHAPE, &Rules::default().to_string(), "start")).unwrap();
     path
 }

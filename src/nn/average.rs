@@ -85,9 +85,8 @@ mod tests {
 
     fn small(channels: usize, seed: u64) -> Net {
         let device = Device::flex();
-        device.seed(seed);
         let config = ModelConfig { blocks: 1, channels, ..ModelConfig::default() };
-        config.init(JungleGame::SHAPE, &device)
+        config.init_seeded(JungleGame::SHAPE, &device, seed)
     }
 
     #[test]

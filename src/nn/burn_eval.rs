@@ -63,8 +63,7 @@ impl NetEvaluator {
 
     /// A freshly initialised (untrained) network, reproducible for a given seed.
     pub fn random(model: &ModelConfig, shape: Shape, device: Device, seed: u64) -> NetEvaluator {
-        device.seed(seed);
-        let net = model.init(shape, &device);
+        let net = model.init_seeded(shape, &device, seed);
         NetEvaluator::new(net, device, "random-init", model)
     }
 

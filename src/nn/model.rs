@@ -134,8 +134,30 @@ impl ModelConfig {
         format!("{}x{}{ml}{op}{sv}", self.blocks, self.channels)
     }
 
-    /// A freshly initialised network for a game of `shape`.
+    /// A freshly initialised network for a game of `shape`. Its weights are drawn here, from
+    /// the device's random state as it is now (burn draws them on first use otherwise, so two
+    /// networks seeded alike but first used in another order would differ).
     pub fn init(&self, shape: Shape, device: &Device) -> Net {
+        let _held = drawing();
+        self.draw(shape, device)
+    }
+
+    /// [`ModelConfig::init`] from `seed`: the same seed gives the same network, also while
+    /// other threads make networks (the device's random state is shared, so seeding and drawing
+    /// hold one process-wide lock).
+    pub fn init_seeded(&self, shape: Shape, device: &Device, seed: u64) -> Net {
+        let _held = drawing();
+        device.seed(seed);
+        self.draw(shape, device)
+    }
+
+    fn draw(&self, shape: Shape, device: &Device) -> Net {
+        let net = self.init_lazy(shape, device);
+        net.visit(&mut Materialize);
+        net
+    }
+
+    fn init_lazy(&self, shape: Shape, device: &Device) -> Net {
         let c = self.channels;
         let (sq, pp) = (shape.squares(), shape.policy_planes);
         Net {
@@ -161,6 +183,21 @@ impl ModelConfig {
                 fc2: LinearConfig::new(self.value_hidden, 1).init(device),
             }),
         }
+    }
+}
+
+/// The lock held while a network's weights are drawn from the device's shared random state.
+fn drawing() -> std::sync::MutexGuard<'static, ()> {
+    static DRAWING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    DRAWING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Draws every lazily initialised weight of a module.
+struct Materialize;
+
+impl burn::module::ModuleVisitor for Materialize {
+    fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+        let _ = param.val();
     }
 }
 

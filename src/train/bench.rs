@@ -60,8 +60,7 @@ pub fn synthetic_batch<G: Trainable>(rules: &G::Rules, size: usize) -> Batch {
 /// Seconds per optimiser step of a fresh `model` network on `device` (an autodiff device)
 /// over `batch`, timed over `steps` steps after two warm-up steps.
 pub fn seconds_per_step(model: &ModelConfig, shape: crate::game::Shape, config: &TrainConfig, device: &Device, batch: &Batch, steps: u32) -> f64 {
-    device.seed(1);
-    let mut trainer = Trainer::new(model.init(shape, device), optimizer(config), device.clone(), model, config, 0);
+    let mut trainer = Trainer::new(model.init_seeded(shape, device, 1), optimizer(config), device.clone(), model, config, 0);
     trainer.step(batch);
     trainer.step(batch);
     let start = Instant::now();

@@ -63,6 +63,19 @@ fn forward_pass_is_finite_with_the_right_shapes_on_every_backend() {
 }
 
 #[test]
+fn a_random_network_is_the_same_for_the_same_seed() {
+    // Made first, used later and in the other order: the weights are drawn when the network is
+    // made, not when it is first used.
+    let (_, x) = batch(3);
+    let net = |seed| NetEvaluator::random(&ModelConfig::default(), SHAPE, parse_device("flex").unwrap(), seed);
+    let (na, nb, nc) = (net(7), net(7), net(8));
+    let (c, b, a) = (nc.forward(&x, 3), nb.forward(&x, 3), na.forward(&x, 3));
+    assert_eq!(a.policy, b.policy, "seed 7 twice");
+    assert_eq!(a.wdl, b.wdl, "seed 7 twice");
+    assert_ne!(a.policy, c.policy, "seeds 7 and 8");
+}
+
+#[test]
 fn a_position_evaluates_the_same_alone_and_in_a_batch() {
     let device = parse_device("flex").unwrap();
     let eval = NetEvaluator::new(small().init(SHAPE, &device), device, "test", &small());
@@ -128,9 +141,8 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     };
     let device = parse_device("flex").unwrap();
     let ad = device.clone().autodiff();
-    ad.seed(5);
     let config = TrainConfig { lr: 0.05, lr_warmup_steps: 0, ..TrainConfig::default() };
-    let mut trainer = Trainer::new(model.init(SHAPE, &ad), optimizer(&config), ad, &model, &config, 0);
+    let mut trainer = Trainer::new(model.init_seeded(SHAPE, &ad, 5), optimizer(&config), ad, &model, &config, 0);
     let (games, x) = batch(16);
     let mut b = Batch {
         inputs: ndarray::Array4::from_shape_vec((16, 32, 9, 7), x.clone()).unwrap(),
@@ -208,8 +220,7 @@ fn one_network_code_serves_the_flip_game_and_its_model_files_name_the_game() {
     let flip: Shape = FlipGame::SHAPE;
     let device = parse_device("flex").unwrap();
     let cfg = ModelConfig { moves_left: true, ..small() };
-    device.seed(3);
-    let net = cfg.init(flip, &device);
+    let net = cfg.init_seeded(flip, &device, 3);
     assert_eq!(net.shape(), flip);
     let (games, x) = flip_batch(6);
     let burn = NetEvaluator::new(net.clone(), device.clone(), "burn", &cfg);
@@ -256,8 +267,7 @@ fn the_average_command_blends_model_files_and_refuses_mismatched_ones() {
     let mut paths = Vec::new();
     let mut values = Vec::new();
     for i in 0..3u64 {
-        device.seed(100 + i);
-        let net = small().init(SHAPE, &device);
+        let net = small().init_seeded(SHAPE, &device, 100 + i);
         values.push(flat_values(&net));
         let p = dir.join(format!("gen-{i}.jzm"));
         modelfile::save(&p, &net, &fresh_meta(&small(), SHAPE, &rules, &format!("gen-{i}"))).unwrap();
