@@ -147,6 +147,9 @@ impl Remote {
     /// [`Remote::open`] with the mirrors under `cache` instead of [`cache_root`].
     pub fn open_in(url: &str, role: &str, cache: &Path) -> Result<Remote, StoreError> {
         let parsed = url::Url::parse(url).map_err(|e| store_error("not a run URL:", url, e))?;
+        // rustls is built with ring alone; reqwest needs it installed as the process's provider
+        // before a client is made (a second install is refused, which is fine).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let env: Vec<(String, String)> = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
         let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| store_error("cannot open object store", url, e))?;
         let mirror = cache.join("runs").join(folder_name(url)).join(role);
