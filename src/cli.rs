@@ -170,6 +170,23 @@ pub enum BenchCommand {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// The configured inference path (`hardware.device`: the fused CPU path, a GPU through
+    /// burn, or cuDNN) against burn on the CPU, with the same weights, over positions from
+    /// random games: the largest differences of policy logits and values, and how often the two
+    /// agree on the most likely move. Fails above half precision's tolerance.
+    Agree {
+        /// Positions compared.
+        #[arg(long, default_value_t = 2048)]
+        positions: usize,
+        /// Positions per forward pass.
+        #[arg(long, default_value_t = 256)]
+        batch: usize,
+        /// A model file (default: an untrained network of the config's shape).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Training samples per second for the configured net and the GPU-sized net.
     Train {
         /// Timed optimiser steps per net (after two warm-up steps).

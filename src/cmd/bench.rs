@@ -20,6 +20,10 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Nn { max_batch, threads, seconds, config } => bench_nn(max_batch, threads, seconds, &config),
         BenchCommand::Selfplay { seconds, config } => bench_selfplay(seconds, &config),
         BenchCommand::Train { steps, config } => bench_train(steps, &config),
+        BenchCommand::Agree { positions, batch, model, config } => {
+            let c = super::load_config(&config)?;
+            junglezero::with_game!(c.game, G => bench_agree::<G>(positions, batch, model.as_deref(), &c))
+        }
         BenchCommand::Gate { draws, trials, config } => bench_gate(draws, trials, &config),
     }
 }
@@ -97,6 +101,79 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
         writeln!(out, "batch {batch:5} evals/s {rate:9.0} GFLOP/s {:7.2}", rate * flops / 1e9)?;
         out.flush()?;
         batch *= 2;
+    }
+    Ok(())
+}
+
+/// The configured inference path against burn on the CPU, over `positions` positions of
+/// random games of `G`, `batch` at a time. The last line is exactly `agree positions N policy
+/// max-diff X value max-diff Y top-move Z %`; exit status 2 when a difference passes half
+/// precision's tolerance (0.1 on logits, 0.05 on values) or the top moves agree less than
+/// 95 % of the time.
+fn bench_agree<G: junglezero::entries::HouseGame>(
+    positions: usize,
+    batch: usize,
+    model: Option<&std::path::Path>,
+    config: &junglezero::config::Config,
+) -> anyhow::Result<()> {
+    use junglezero::game::Turn;
+    use rand::{RngExt, SeedableRng};
+    let hw_cpu = junglezero::nn::device::HardwareConfig { device: "flex".into(), fused_cpu: false };
+    let (reference, tested) = match model {
+        Some(path) => (NetEvaluator::load(path, &hw_cpu, G::SHAPE)?, NetEvaluator::load(path, &config.hardware, G::SHAPE)?),
+        None => (NetEvaluator::random_init(&config.model, G::SHAPE, &hw_cpu, 7)?, NetEvaluator::random_init(&config.model, G::SHAPE, &config.hardware, 7)?),
+    };
+    // Positions of random games from the start (a game that ends starts again).
+    let rules = <G as junglezero::pipeline::RunGame>::rules(config);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2026);
+    let mut games: Vec<G> = Vec::with_capacity(positions);
+    let mut g = G::start_under(&rules);
+    let mut outcomes = Vec::new();
+    while games.len() < positions {
+        match g.turn() {
+            Turn::Over(_) => g = G::start_under(&rules),
+            Turn::Chance => {
+                g.chance_outcomes(&mut outcomes);
+                let m = outcomes[rng.random_range(0..outcomes.len())].0;
+                g.play_unchecked(m);
+            }
+            Turn::Player(_) => {
+                games.push(g.clone());
+                let moves = g.legal_moves();
+                let m = moves[rng.random_range(0..moves.len())];
+                g.play_unchecked(m);
+            }
+        }
+    }
+    let (per, actions) = (G::INPUT_SIZE, G::SHAPE.actions());
+    let (mut policy_diff, mut value_diff, mut same_top) = (0.0f32, 0.0f32, 0usize);
+    let top = |p: &[f32]| p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i);
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "reference: {} on the CPU through burn; tested: {} on {}", reference.describe(), tested.describe(), config.hardware.describe())?;
+    for chunk in games.chunks(batch.max(1)) {
+        let n = chunk.len();
+        let mut inputs = vec![0.0f32; n * per];
+        for (g, slot) in chunk.iter().zip(inputs.chunks_exact_mut(per)) {
+            g.encode(slot);
+        }
+        let (a, b) = (reference.forward(&inputs, n), tested.forward(&inputs, n));
+        for i in 0..n {
+            let (pa, pb) = (&a.policy[i * actions..(i + 1) * actions], &b.policy[i * actions..(i + 1) * actions]);
+            // Logits of illegal moves are never read: only the legal ones are compared.
+            let legal: Vec<usize> = chunk[i].legal_moves().iter().filter_map(|&m| chunk[i].try_action(m)).collect();
+            for &k in &legal {
+                policy_diff = policy_diff.max((pa[k] - pb[k]).abs());
+            }
+            let best = |p: &[f32]| legal.iter().copied().max_by(|x, y| p[*x].total_cmp(&p[*y])).unwrap_or_else(|| top(p));
+            same_top += usize::from(best(pa) == best(pb));
+            let (va, vb) = (a.wdl[3 * i] - a.wdl[3 * i + 2], b.wdl[3 * i] - b.wdl[3 * i + 2]);
+            value_diff = value_diff.max((va - vb).abs());
+        }
+    }
+    let agree = 100.0 * same_top as f64 / positions.max(1) as f64;
+    writeln!(out, "agree positions {positions} policy max-diff {policy_diff:.4} value max-diff {value_diff:.4} top-move {agree:.1} %")?;
+    if policy_diff > 0.1 || value_diff > 0.05 || agree < 95.0 {
+        anyhow::bail!("the tested path disagrees with burn beyond half precision's tolerance");
     }
     Ok(())
 }

@@ -20,13 +20,58 @@ pub struct NetEvaluator {
     model: ModelConfig,
     /// The fused CPU path, when enabled for a CPU device.
     fused: Option<FusedNet>,
+    /// The NVIDIA path (`hardware.device = "cudnn"`).
+    #[cfg(feature = "cudnn")]
+    cudnn: Option<super::cudnn::CudnnNet>,
 }
 
 impl NetEvaluator {
     /// `net` must be on `device` and not on an autodiff device in training mode (call
     /// `valid()` on a trained network first) so batch norm uses its running statistics.
     pub fn new(net: Net, device: Device, id: &str, model: &ModelConfig) -> NetEvaluator {
-        NetEvaluator { net, device, id: id.into(), model: model.clone(), fused: None }
+        NetEvaluator {
+            net,
+            device,
+            id: id.into(),
+            model: model.clone(),
+            fused: None,
+            #[cfg(feature = "cudnn")]
+            cudnn: None,
+        }
+    }
+
+    /// Runs inference on NVIDIA GPU `ordinal` through cuDNN and cuBLASLt (see `nn::cudnn`),
+    /// with the weights of this network (on the CPU).
+    #[cfg(feature = "cudnn")]
+    pub fn with_cudnn(mut self, ordinal: usize) -> Result<NetEvaluator, super::device::DeviceError> {
+        let plan = super::gpu_plan::GpuPlan::from_fused(&FusedNet::from_net(&self.net));
+        let net = super::cudnn::CudnnNet::new(plan, ordinal)
+            .map_err(|e| super::device::DeviceError::Unavailable { name: format!("cudnn:{ordinal}"), reason: e.to_string() })?;
+        self.cudnn = Some(net);
+        Ok(self)
+    }
+
+    /// The inference path the configured device asks for: the fused CPU path, the NVIDIA path,
+    /// or burn on the device.
+    fn for_hardware(self, hw: &HardwareConfig) -> Result<NetEvaluator, super::device::DeviceError> {
+        if let Some(ordinal) = super::device::cudnn_ordinal(&hw.device) {
+            #[cfg(feature = "cudnn")]
+            return self.with_cudnn(ordinal);
+            #[cfg(not(feature = "cudnn"))]
+            {
+                let _ = ordinal;
+                return Err(super::device::parse_device(&hw.device)
+                    .err()
+                    .unwrap_or(super::device::DeviceError::Unknown { name: hw.device.clone(), known: super::device::DEVICE_NAMES }));
+            }
+        }
+        Ok(if hw.fused_cpu && is_cpu(&hw.device) { self.with_fused_cpu() } else { self })
+    }
+
+    /// The device a network's weights live on for inference: the CPU for the NVIDIA path (it
+    /// uploads its own copy), else the configured device.
+    fn weights_device(hw: &HardwareConfig) -> Result<Device, super::device::DeviceError> {
+        if super::device::cudnn_ordinal(&hw.device).is_some() { parse_device("flex") } else { parse_device(&hw.device) }
     }
 
     /// Runs inference through the fused CPU path (see `nn::fused`) instead of burn's kernels.
@@ -43,16 +88,15 @@ impl NetEvaluator {
     /// Loads a model file for a game of `shape` onto the configured device (fused CPU path
     /// when configured). A model of another game is refused.
     pub fn load(path: &std::path::Path, hw: &HardwareConfig, shape: Shape) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
-        let device =
-            parse_device(&hw.device).map_err(|e| super::modelfile::ModelFileError::Header { path: path.display().to_string(), message: e.to_string() })?;
-        let e = NetEvaluator::from_file(path, device, shape)?;
-        Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
+        let device_error =
+            |e: super::device::DeviceError| super::modelfile::ModelFileError::Header { path: path.display().to_string(), message: e.to_string() };
+        let device = Self::weights_device(hw).map_err(device_error)?;
+        NetEvaluator::from_file(path, device, shape)?.for_hardware(hw).map_err(device_error)
     }
 
     /// An untrained network for a game of `shape` on the configured device.
     pub fn random_init(model: &ModelConfig, shape: Shape, hw: &HardwareConfig, seed: u64) -> Result<NetEvaluator, super::device::DeviceError> {
-        let e = NetEvaluator::random(model, shape, parse_device(&hw.device)?, seed);
-        Ok(if hw.fused_cpu && is_cpu(&hw.device) { e.with_fused_cpu() } else { e })
+        NetEvaluator::random(model, shape, Self::weights_device(hw)?, seed).for_hardware(hw)
     }
 
     /// Loads a model file for a game of `shape` onto `device`.
@@ -73,6 +117,10 @@ impl NetEvaluator {
 
     /// The network for logs: its id, shape and inference path.
     pub fn describe(&self) -> String {
+        #[cfg(feature = "cudnn")]
+        if let Some(c) = &self.cudnn {
+            return format!("{} ({}, cuDNN on {})", self.id, self.model.describe(), c.device_name());
+        }
         format!("{} ({}{})", self.id, self.model.describe(), if self.fused.is_some() { ", fused CPU" } else { "" })
     }
 
@@ -99,6 +147,15 @@ impl NetEvaluator {
     pub fn forward(&self, inputs: &[f32], n: usize) -> HostOutputs {
         if let Some(f) = &self.fused {
             return f.forward(inputs, n);
+        }
+        #[cfg(feature = "cudnn")]
+        if let Some(c) = &self.cudnn {
+            // A GPU that fails mid-run (lost device, out of memory) ends the process with one
+            // line: there is no answer to give the search instead.
+            return c.forward(inputs, n).unwrap_or_else(|e| {
+                eprintln!("error: the NVIDIA inference path failed: {e}");
+                std::process::exit(1)
+            });
         }
         let out = self.net.forward(input_tensor(inputs, n, self.net.shape(), &self.device));
         let wdl = softmax(out.wdl, 1);

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HardwareConfig {
-    /// The device networks run on: flex (CPU), wgpu, vulkan, cuda or cuda:N. Only backends
-    /// compiled into the binary are available (see the cargo features).
+    /// The device networks run on: flex (CPU), wgpu, vulkan, cuda or cuda:N, or cudnn (cudnn:N):
+    /// inference on an NVIDIA GPU through cuDNN, training on the first GPU backend built in.
+    /// Only backends compiled into the binary are available (see the cargo features).
     pub device: String,
     /// On the CPU, run inference through the fused path (batch norm folded into the
     /// convolutions, im2col + matrix products) instead of burn's kernels. Training always uses
@@ -40,7 +41,7 @@ impl HardwareConfig {
 }
 
 /// Names accepted in configs and on the command line.
-pub const DEVICE_NAMES: &str = "flex (CPU), wgpu, vulkan, cuda, cuda:N";
+pub const DEVICE_NAMES: &str = "flex (CPU), wgpu, vulkan, cuda, cuda:N, cudnn, cudnn:N";
 
 /// The backends compiled into this binary.
 pub fn compiled_backends() -> Vec<&'static str> {
@@ -57,7 +58,19 @@ pub fn compiled_backends() -> Vec<&'static str> {
     if cfg!(feature = "cuda") {
         v.push("cuda");
     }
+    if cfg!(feature = "cudnn") {
+        v.push("cudnn");
+    }
     v
+}
+
+/// The GPU of a `cudnn` / `cudnn:N` device name (inference through cuDNN), if it is one.
+pub fn cudnn_ordinal(name: &str) -> Option<usize> {
+    match name.split_once(':') {
+        Some(("cudnn", i)) => i.parse().ok(),
+        None if name == "cudnn" => Some(0),
+        _ => None,
+    }
 }
 
 /// How to build with a backend feature: cuda's build needs the script (cargo alone would
@@ -123,6 +136,22 @@ pub fn parse_device(name: &str) -> Result<Device, DeviceError> {
             #[cfg(not(feature = "cuda"))]
             return Err(missing("cuda"));
         }
+        // Inference through cuDNN (nn::cudnn); training (this device) on the first GPU backend
+        // built in, or the CPU.
+        "cudnn" => {
+            #[cfg(not(feature = "cudnn"))]
+            return Err(missing("cudnn"));
+            #[cfg(feature = "cudnn")]
+            {
+                let _ = index;
+                #[cfg(feature = "cuda")]
+                return Ok(Device::cuda(index.unwrap_or(0)));
+                #[cfg(all(feature = "wgpu", not(feature = "cuda")))]
+                return Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice));
+                #[cfg(not(any(feature = "cuda", feature = "wgpu")))]
+                return parse_device("flex");
+            }
+        }
         _ => Err(DeviceError::Unknown { name: name.into(), known: DEVICE_NAMES }),
     }
 }
@@ -138,6 +167,10 @@ pub fn check_device(name: &str) -> Result<Option<String>, DeviceError> {
     let device = parse_device(name)?;
     if is_cpu(name) {
         return Ok(None);
+    }
+    #[cfg(feature = "cudnn")]
+    if let Some(ordinal) = cudnn_ordinal(name) {
+        return super::cudnn::check(ordinal).map(Some).map_err(|e| DeviceError::Unavailable { name: name.into(), reason: e.to_string() });
     }
     let mut checked = CHECKED.lock().unwrap_or_else(|p| p.into_inner());
     let checked = checked.get_or_insert_with(HashMap::new);

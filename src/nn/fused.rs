@@ -26,12 +26,12 @@ fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
 /// A convolution with batch norm folded in: `w` is `[k*k*cin, cout]` with rows ordered
 /// (kernel row, kernel column, input channel); `b` has `cout` entries.
 #[derive(Clone, Debug)]
-struct Conv {
-    k: usize,
-    cin: usize,
-    cout: usize,
-    w: Vec<f32>,
-    b: Vec<f32>,
+pub(super) struct Conv {
+    pub(super) k: usize,
+    pub(super) cin: usize,
+    pub(super) cout: usize,
+    pub(super) w: Vec<f32>,
+    pub(super) b: Vec<f32>,
 }
 
 /// What follows a convolution's bias: a residual added (the second convolution of a block),
@@ -136,12 +136,12 @@ fn im2col(shape: &Shape, x: &[f32], n: usize, c: usize, k: usize, out: &mut [f32
 }
 
 #[derive(Clone, Debug)]
-struct Dense {
-    inputs: usize,
-    outputs: usize,
+pub(super) struct Dense {
+    pub(super) inputs: usize,
+    pub(super) outputs: usize,
     /// `[inputs, outputs]`
-    w: Vec<f32>,
-    b: Vec<f32>,
+    pub(super) w: Vec<f32>,
+    pub(super) b: Vec<f32>,
 }
 
 impl Dense {
@@ -179,17 +179,17 @@ thread_local! {
 /// The network's weights rearranged for the fused CPU forward pass.
 #[derive(Clone, Debug)]
 pub struct FusedNet {
-    shape: Shape,
-    stem: Conv,
-    blocks: Vec<(Conv, Conv)>,
-    policy_hidden: Conv,
-    policy_out: Conv,
-    value_conv: Conv,
+    pub(super) shape: Shape,
+    pub(super) stem: Conv,
+    pub(super) blocks: Vec<(Conv, Conv)>,
+    pub(super) policy_hidden: Conv,
+    pub(super) policy_out: Conv,
+    pub(super) value_conv: Conv,
     /// `value_fc1` with its input rows reordered from (channel, square) to (square, channel).
-    fc1: Dense,
-    fc2: Dense,
+    pub(super) fc1: Dense,
+    pub(super) fc2: Dense,
     /// The moves-left head, laid out like the value head (conv, fc1 reordered, fc2).
-    moves_left: Option<(Conv, Dense, Dense)>,
+    pub(super) moves_left: Option<(Conv, Dense, Dense)>,
 }
 
 /// `fc1` of a head whose input is a flattened `[channels, squares]` map, with its input rows

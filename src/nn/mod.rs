@@ -7,8 +7,11 @@
 pub mod average;
 pub mod bench;
 pub mod burn_eval;
+#[cfg(feature = "cudnn")]
+pub mod cudnn;
 pub mod device;
 pub mod export;
 pub mod fused;
+pub mod gpu_plan;
 pub mod model;
 pub mod modelfile;

@@ -180,6 +180,19 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
         let worst = pairs.map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
         assert!(worst < 1e-4, "batch {n}: outputs differ by {worst}");
     }
+    // The NVIDIA path's plan (folded, reordered, padded weights): its CPU reference computes
+    // what burn computes, in f32 exactly enough, in the GPU's half-precision storage within
+    // what half precision allows.
+    use junglezero::nn::gpu_plan::{GpuPlan, Precision};
+    let plan = GpuPlan::from_fused(&junglezero::nn::fused::FusedNet::from_net(burn.net()));
+    assert_eq!((plan.planes, plan.planes_padded), (32, 32));
+    for (precision, tolerance) in [(Precision::F32, 1e-4f32), (Precision::Half, 0.05)] {
+        let (a, b) = (burn.forward(&x, 16), plan.reference(&x, 16, precision));
+        let worst = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        let (p, w, m) = (worst(&a.policy, &b.policy), worst(&a.wdl, &b.wdl), worst(&a.moves_left, &b.moves_left));
+        eprintln!("GPU plan reference ({precision:?}) against burn: policy {p:.2e}, wdl {w:.2e}, moves left {m:.2e}");
+        assert!(p < tolerance && w < tolerance && m < tolerance, "{precision:?}: policy {p}, wdl {w}, moves left {m}");
+    }
     let refs: Vec<&JungleGame> = games.iter().collect();
     let (mut p, mut v, mut m) = (vec![0.0; 16 * ACTIONS], vec![0.0; 16], vec![0.0; 16]);
     fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
@@ -229,6 +242,13 @@ fn one_network_code_serves_the_flip_game_and_its_model_files_name_the_game() {
     assert_eq!((a.policy.len(), a.wdl.len()), (6 * 80, 18));
     let worst = a.policy.iter().zip(&b.policy).chain(a.wdl.iter().zip(&b.wdl)).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     assert!(worst < 1e-4, "the fused path on 4x4 differs by {worst}");
+    // The GPU plan on 4x4: the flip game's input planes are padded to the channel alignment,
+    // and the padding changes nothing.
+    let plan = junglezero::nn::gpu_plan::GpuPlan::from_fused(&junglezero::nn::fused::FusedNet::from_net(&net));
+    assert!(plan.planes_padded >= plan.planes && plan.planes_padded.is_multiple_of(8), "{} -> {}", plan.planes, plan.planes_padded);
+    let r = plan.reference(&x, 6, junglezero::nn::gpu_plan::Precision::F32);
+    let worst = a.policy.iter().zip(&r.policy).chain(a.wdl.iter().zip(&r.wdl)).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(worst < 1e-4, "the GPU plan on 4x4 differs by {worst}");
     let refs: Vec<&FlipGame> = games.iter().collect();
     let (mut p, mut v, mut m) = (vec![0.0; 6 * 80], vec![0.0; 6], vec![0.0; 6]);
     fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
