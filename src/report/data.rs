@@ -24,6 +24,8 @@ pub struct Checkpoint {
 pub struct RunData {
     pub train: Vec<TrainPoint>,
     pub selfplay: Vec<SelfplayBatch>,
+    /// The classical teacher's games (before the first generation), apart from self-play.
+    pub teacher: Vec<SelfplayBatch>,
     pub gates: Vec<GateEvent>,
     pub matches: Vec<LoggedMatch>,
     pub checkpoints: Vec<Checkpoint>,
@@ -57,25 +59,12 @@ pub fn load(run: &RunDir) -> RunData {
             Event::Selfplay(s) => d.selfplay.push(s),
             Event::Gate(g) => d.gates.push(g),
             Event::Match(m) => d.matches.push(m),
-            Event::Teacher(_) | Event::Ratings(_) | Event::Start(_) => {}
+            Event::Teacher(t) => d.teacher.push(t),
+            Event::Ratings(_) | Event::Start(_) => {}
         }
     }
     let fitted = ratings(&d.matches);
-    let rating_of = |name: &str| fitted.iter().find(|(n, _)| n == name).and_then(|(_, r)| *r);
-    let add = |g: u64, path: &std::path::Path, promoted: bool, d: &mut RunData| {
-        let (steps, games, created) = match modelfile::read_meta(path) {
-            Ok(m) => (m.train_steps, m.games, m.created),
-            Err(_) => (0, 0, 0.0),
-        };
-        d.checkpoints.push(Checkpoint { generation: g, promoted, steps, games, created, rating: rating_of(&format!("gen-{g:04}")) });
-    };
-    for (g, p) in run.promoted() {
-        add(g, &p, true, &mut d);
-    }
-    for (g, p) in list_rejected(run) {
-        add(g, &p, false, &mut d);
-    }
-    d.checkpoints.sort_by_key(|c| c.generation);
+    d.checkpoints = checkpoints(run, &d, &fitted);
     for (name, r) in &fitted {
         let depth = |prefix: &str| name.strip_prefix(prefix).and_then(|x| x.parse::<u32>().ok());
         if let (Some(depth), Some(r)) = (depth("alphabeta:depth="), r) {
@@ -96,6 +85,58 @@ pub fn load(run: &RunDir) -> RunData {
         }
     }
     d
+}
+
+/// Every checkpoint the run knows of: the generations its metrics gated or rated, and the
+/// network files it holds. Where the metrics know a generation, its counters come from them (the
+/// self-play games and training steps logged before it was gated), so a run folder that kept
+/// only its metrics reports the same as the run; a network known only from its file takes the
+/// file's header.
+fn checkpoints(run: &RunDir, d: &RunData, fitted: &[(String, Option<Rating>)]) -> Vec<Checkpoint> {
+    use std::collections::BTreeMap;
+    let rating_of = |g: u64| fitted.iter().find(|(n, _)| *n == format!("gen-{g:04}")).and_then(|(_, r)| *r);
+    let at = |t: f64| {
+        let games = d.selfplay.iter().filter(|s| s.time <= t).map(|s| s.games).sum();
+        let steps = d.train.iter().filter(|e| e.time <= t).map(|e| e.step).max().unwrap_or(0);
+        (games, steps)
+    };
+    let mut out: BTreeMap<u64, Checkpoint> = BTreeMap::new();
+    // Networks that played matches (generation 0 at the ladder's first rung, for one) and the
+    // gated generations, from the metrics.
+    for m in &d.matches {
+        for name in [&m.a, &m.b] {
+            if let Some(g) = name.strip_prefix("gen-").and_then(|x| x.parse::<u64>().ok()) {
+                let c = out.entry(g).or_insert(Checkpoint { generation: g, promoted: true, created: m.time, ..Checkpoint::default() });
+                c.created = c.created.min(m.time);
+            }
+        }
+    }
+    for g in &d.gates {
+        let c = out.entry(g.generation).or_insert(Checkpoint { generation: g.generation, ..Checkpoint::default() });
+        c.promoted = g.accepted;
+        c.created = g.time;
+    }
+    for c in out.values_mut() {
+        (c.games, c.steps) = at(c.created);
+    }
+    let mut files: Vec<(u64, std::path::PathBuf, bool)> = run.promoted().into_iter().map(|(g, p)| (g, p, true)).collect();
+    files.extend(run.rejected().into_iter().map(|(g, p)| (g, p, false)));
+    for (g, path, promoted) in files {
+        out.entry(g).or_insert_with(|| {
+            let (steps, games, created) = modelfile::read_meta(&path).map_or((0, 0, 0.0), |m| (m.train_steps, m.games, m.created));
+            Checkpoint { generation: g, promoted, steps, games, created, rating: None }
+        });
+    }
+    for c in out.values_mut() {
+        c.rating = rating_of(c.generation);
+    }
+    out.into_values().collect()
+}
+
+/// Whether the run gated its candidates with matches (`gate.enabled`); a run with the gate off
+/// logs each promotion with no games.
+pub fn gate_played(d: &RunData) -> bool {
+    d.gates.iter().any(|g| g.games > 0 || g.best.is_some())
 }
 
 /// Splits the events' times into sessions at each `start` event; events before the first one
@@ -128,20 +169,6 @@ impl RunData {
     pub fn training_time(&self) -> f64 {
         self.sessions.iter().map(|&(a, b)| b - a).sum()
     }
-}
-
-fn list_rejected(run: &RunDir) -> Vec<(u64, std::path::PathBuf)> {
-    let mut v: Vec<(u64, std::path::PathBuf)> = std::fs::read_dir(run.rejected_dir())
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.strip_prefix("gen-")?.strip_suffix(".jzm")?.parse().ok().map(|g| (g, e.path()))
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 /// Whether the anchor of the rating scale has played.

@@ -63,7 +63,14 @@ pub fn write_report(run: &RunDir) -> Result<PathBuf, ReportError> {
     let plot = |figure: &'static str, r: plots::PlotResult| r.map_err(|source| ReportError::Plot { figure, source });
     plot("elo", plots::elo(&dir, &d))?;
     plot("losses", plots::losses(&dir, &d))?;
-    plot("gate", plots::gates(&dir, &d))?;
+    if data::gate_played(&d) {
+        plot("gate", plots::gates(&dir, &d))?;
+    } else {
+        // No gate matches, no chart: a stale one from an earlier report goes too.
+        for f in ["gate.png", "gate.svg"] {
+            let _ = std::fs::remove_file(dir.join(f));
+        }
+    }
     plot("colours", plots::colours(&dir, &d))?;
     plot("reasons", plots::reasons(&dir, &d))?;
     plot("lengths", plots::lengths(&dir, &d))?;
@@ -82,21 +89,22 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
 
     // Summary.
     let games: u64 = d.selfplay.iter().map(|s| s.games).sum();
-    let promoted = d.checkpoints.iter().filter(|c| c.promoted).count();
-    let rejected = d.checkpoints.len() - promoted;
+    let trained: Vec<_> = d.checkpoints.iter().filter(|c| c.generation > 0).collect();
+    let promoted = trained.iter().filter(|c| c.promoted).count();
+    let rejected = trained.len() - promoted;
     let last_time = d.train.last().map(|t| t.time).into_iter().chain(d.gates.last().map(|g| g.time)).fold(0.0, f64::max);
     let steps = d.train.last().map_or(0, |t| t.step);
     let best = d.checkpoints.iter().rfind(|c| c.promoted);
     let _ = writeln!(s, "## Summary\n");
     let _ = writeln!(s, "| | |\n|---|---|");
-    let _ = writeln!(
-        s,
-        "| generations trained | {} ({} promoted after generation 0, {} rejected) |",
-        d.checkpoints.len().saturating_sub(1),
-        promoted.saturating_sub(1),
-        rejected
-    );
+    let _ = writeln!(s, "| generations trained | {} ({promoted} promoted, {rejected} rejected) |", trained.len());
     let _ = writeln!(s, "| self-play games | {games} |");
+    let teacher: u64 = d.teacher.iter().map(|t| t.games).sum();
+    if teacher > 0 {
+        let who: std::collections::BTreeSet<&str> = d.teacher.iter().map(|t| t.model.as_str()).collect();
+        let who = who.into_iter().collect::<Vec<_>>().join(", ");
+        let _ = writeln!(s, "| teacher games | {teacher} ({who}; apart from self-play everywhere in this report) |");
+    }
     let _ = writeln!(s, "| training steps | {steps} |");
     if d.sessions.len() > 1 {
         let _ = writeln!(s, "| training time | {} in {} sessions (the pauses between them not counted) |", hours(d.training_time()), d.sessions.len());
@@ -165,6 +173,8 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     let _ = writeln!(s, "## Gate decisions\n");
     if d.gates.is_empty() {
         let _ = writeln!(s, "No candidate has been gated yet.\n");
+    } else if !data::gate_played(d) {
+        let _ = writeln!(s, "The gate is off (`gate.enabled = false`): each of the {} candidates was promoted without a match.\n", d.gates.len());
     } else {
         let _ = writeln!(s, "![Gate decisions](gate.png)\n\n([SVG](gate.svg))\n");
         let _ = writeln!(s, "| candidate | vs | W-L-D | Elo | LLR | decision |\n|---|---|---|---|---|---|");
@@ -201,7 +211,7 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
         let pct = |x: u64| 100.0 * x as f64 / games as f64;
         let _ = writeln!(
             s,
-            "{games} games: Red won {:.1} %, Blue {:.1} %, draws {:.1} %; mean length {mean:.1} plies; {eps:.0} network evaluations per second on average.",
+            "{games} self-play games: Red won {:.1} %, Blue {:.1} %, draws {:.1} %; mean length {mean:.1} plies; {eps:.0} network evaluations per second on average.",
             pct(red),
             pct(blue),
             pct(draws)
@@ -222,6 +232,13 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
         let worst = d.selfplay.iter().filter(|e| e.games > 0).map(|e| cap(e) as f64 / e.games as f64).fold(0.0, f64::max);
         let _ = writeln!(s, " Games ended by the ply cap: {:.1} % of all, at most {:.1} % in one generation.", pct(capped), 100.0 * worst);
         s.push('\n');
+    }
+    for t in &d.teacher {
+        let _ = writeln!(
+            s,
+            "Before the first generation the teacher ({}) played {} games: Red won {}, Blue {}, {} drawn; mean length {:.1} plies. They are training data, not self-play, and are not in the figures below.\n",
+            t.model, t.games, t.red_wins, t.blue_wins, t.draws, t.mean_length
+        );
     }
     let _ = writeln!(s, "![Results by colour](colours.png) ([SVG](colours.svg))\n");
     let _ = writeln!(s, "![Termination reasons](reasons.png) ([SVG](reasons.svg))\n");

@@ -72,7 +72,7 @@ fn elo_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, d: &RunData, axi
     let (label, xs): (&str, Vec<f64>) = match axis {
         0 => ("self-play games", d.checkpoints.iter().map(|c| c.games as f64).collect()),
         1 => ("training steps", d.checkpoints.iter().map(|c| c.steps as f64).collect()),
-        _ => ("wall time (hours)", d.checkpoints.iter().map(|c| d.elapsed(c.created) / 3600.0).collect()),
+        _ => ("training time (hours)", d.checkpoints.iter().map(|c| d.elapsed(c.created) / 3600.0).collect()),
     };
     let pts: Vec<(f64, f64, f64)> = d.checkpoints.iter().zip(&xs).filter_map(|(c, &x)| c.rating.map(|r| (x, r.elo, r.ci95))).collect();
     let (x0, x1) = span(xs.iter().copied().chain([0.0]), 0.05);

@@ -618,3 +618,41 @@ fn every_registered_game_runs_its_smoke_loop() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A run folder that kept only its config and metrics (as the shipped samples do) reports what
+/// its metrics hold: the fixture is the first eight generations of the 1-hour sample, gate off,
+/// with the teacher's games, three ladders (generations 0, 4, 8). The expected numbers were
+/// counted from the fixture's lines, not by the report.
+#[test]
+fn the_report_of_a_run_with_metrics_only_gives_what_its_metrics_say() {
+    let dir = tmp("report-fixture");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["config.toml", "metrics.jsonl"] {
+        std::fs::copy(fixture.join(f), dir.join(f)).unwrap();
+    }
+    // A gate chart left by an older report goes: with the gate off there is nothing to draw.
+    std::fs::create_dir_all(dir.join("report")).unwrap();
+    std::fs::write(dir.join("report/gate.png"), b"stale").unwrap();
+    let o = junglezero(&["report", "--run", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = std::fs::read_to_string(dir.join("report/report.md")).unwrap();
+    for line in [
+        "| generations trained | 8 (8 promoted, 0 rejected) |",
+        "| self-play games | 336 |",
+        "| teacher games | 1200 (alphabeta:depth=6;",
+        "| training steps | 2375 |",
+        "| best network | gen-0008: +418 ±",
+        "| gen-0000 | 0 | 0 |",
+        "| gen-0004 | 144 | 2108 |",
+        "| gen-0008 | 336 | 2375 |",
+        "The gate is off (`gate.enabled = false`): each of the 8 candidates was promoted without a match.",
+        "336 self-play games: Red won",
+        "the teacher (alphabeta:depth=6) played 1200 games",
+    ] {
+        assert!(report.contains(line), "missing {line:?} in:\n{report}");
+    }
+    assert!(!report.contains("No ratings yet") && !report.contains("gate.png") && !report.contains("0-0-0"), "{report}");
+    assert!(!dir.join("report/gate.png").exists() && dir.join("report/elo.png").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
