@@ -39,6 +39,11 @@ pub enum Command {
     Dump(DumpArgs),
     /// Check a run directory: shards, networks and the trainer checkpoint load and fit together.
     Verify(VerifyArgs),
+    /// What a model file holds: its game, network shape, rules, generation, run, training
+    /// counters and parameter count (the weights are loaded and checked too).
+    Inspect(InspectArgs),
+    /// Analyse one position with a network: its raw outputs, then MCTS with live progress.
+    Analyse(AnalyseArgs),
     /// Play against the engine in the terminal.
     Play(PlayArgs),
     /// Speak the UCI-style protocol on stdin/stdout.
@@ -431,6 +436,40 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "DIR|URL")]
     pub run: String,
     /// Print the findings as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyseArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The network (.jzm).
+    #[arg(long, value_name = "PATH")]
+    pub model: PathBuf,
+    /// MCTS simulations (default: the config's mcts.playouts; at most 10^7).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub sims: Option<u32>,
+    /// Stop after this many milliseconds, whatever the simulations (at most a day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub movetime: Option<u64>,
+    /// Print the network's view and the search's last view as one JSON object (no progress
+    /// lines).
+    #[arg(long)]
+    pub json: bool,
+    /// The game (default: the config's `game`).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+}
+
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    /// The model file (.jzm).
+    #[arg(value_name = "MODEL")]
+    pub model: PathBuf,
+    /// Print it as one JSON object.
     #[arg(long)]
     pub json: bool,
 }

@@ -70,6 +70,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => cmd::export::run(args),
         Command::Average(args) => cmd::average::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        Command::Inspect(args) => cmd::inspect::run(args),
+        Command::Analyse(args) => cmd::analyse::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Dump(args) => cmd::train::dump(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),

@@ -1,9 +1,11 @@
 //! Subcommand handlers: thin edges over the library.
 
+pub mod analyse;
 pub mod arena;
 pub mod average;
 pub mod bench;
 pub mod export;
+pub mod inspect;
 pub mod perft;
 pub mod play;
 pub mod progress;

@@ -136,3 +136,60 @@ fn flip_positions_show_and_search_and_bad_ones_are_one_line() {
     assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("bad --fen"), "{}", stderr(&o));
 }
+
+#[test]
+fn inspect_prints_what_a_model_file_holds_and_refuses_a_damaged_one() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+    let o = junglezero(&["inspect", sample]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The sample's config.toml: a 4 × 32 network for Jungle, generation 72 of its run.
+    for line in ["game:        jungle", "network:     4 residual blocks × 32 channels", "network id:  gen-0072 (generation 72)", "rules:       "] {
+        assert!(out.contains(line), "missing {line:?} in:\n{out}");
+    }
+    let o = junglezero(&["inspect", sample, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!((v["game"].as_str(), v["generation"].as_u64(), v["model"]["channels"].as_u64()), (Some("jungle"), Some(72), Some(32)));
+    let parameters = v["parameters"].as_u64().unwrap_or(0);
+    // 4 blocks of two 3×3 convolutions of 32 channels alone hold 4 × 2 × 9 × 32 × 32 weights.
+    assert!(parameters > 4 * 2 * 9 * 32 * 32 && parameters < 200_000, "{parameters}");
+
+    let dir = std::env::temp_dir().join(format!("jz-inspect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bytes = std::fs::read(sample).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x55;
+    let bad = dir.join("bad.jzm");
+    std::fs::write(&bad, &bytes).unwrap();
+    let o = junglezero(&["inspect", bad.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.lines().count() == 1 && e.contains("bad.jzm"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn analyse_shows_the_network_and_the_search_on_one_position() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+    let o = junglezero(&["analyse", "--model", sample, "--sims", "64", "--moves", "a3a4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("network gen-0072") && lines[1].starts_with("value ") && lines[2].starts_with("policy "), "{out}");
+    assert!(out.contains("sims 64 time "), "{out}");
+    let best = lines.last().and_then(|l| l.strip_prefix("bestmove ")).expect("a bestmove line");
+    // After a3a4 Blue moves: a Blue piece starts on rows 7 to 9.
+    assert!(best.len() == 4 && "789".contains(&best[1..2]), "{best}");
+
+    let o = junglezero(&["analyse", "--model", sample, "--sims", "32", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    let total: f64 = v["network"]["policy"].as_array().unwrap().iter().map(|p| p["p"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-3, "{total}");
+    assert_eq!(v["mcts"]["sims"].as_u64(), Some(32));
+    let visits: u64 = v["mcts"]["children"].as_array().unwrap().iter().map(|c| c["visits"].as_u64().unwrap()).sum();
+    assert!(visits > 0 && visits <= 32, "{visits}");
+
+    let o = junglezero(&["analyse", "--model", sample, "--fen", "not a position"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}

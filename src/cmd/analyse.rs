@@ -1,0 +1,72 @@
+//! `junglezero analyse --model FILE [--fen ...] [--moves ...] [--sims N] [--movetime MS]`: one
+//! position through the network, then MCTS with a progress line five times a second.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use junglezero::config::Config;
+use junglezero::entries::HouseGame;
+use junglezero::game::Turn;
+use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::serve::analysis::{MctsView, network_view, run_mcts};
+
+use crate::cli::AnalyseArgs;
+
+pub fn run(args: AnalyseArgs) -> anyhow::Result<()> {
+    let config = super::load_config(&args.config)?;
+    junglezero::with_game!(args.game.unwrap_or(config.game), G => analyse::<G>(&args, &config))
+}
+
+fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<()> {
+    let rules = super::rules_from_args::<G>(&args.position, config)?;
+    let game = super::game_from_args::<G>(&args.position, &rules)?;
+    match game.turn() {
+        Turn::Over(o) => anyhow::bail!("the game is over: {}", G::outcome_text(&o)),
+        Turn::Chance => anyhow::bail!("the position waits for a flip's outcome; give the position after it"),
+        Turn::Player(_) => {}
+    }
+    let net = Arc::new(NetEvaluator::load(&args.model, &config.hardware, G::SHAPE)?);
+    let view = network_view(&net, &game);
+    let sims = args.sims.unwrap_or(config.mcts.playouts);
+    let time = Duration::from_millis(args.movetime.unwrap_or(86_400_000));
+    let stop = AtomicBool::new(false);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let search = run_mcts(&net, &config.mcts, &game, sims, time, &stop, &mut |_| true);
+        writeln!(out, "{}", serde_json::json!({ "network": view, "mcts": search }))?;
+        return Ok(());
+    }
+    let pct = |x: f32| 100.0 * x;
+    writeln!(out, "network {}", view.model)?;
+    let moves_left = view.moves_left.map_or_else(String::new, |m| format!(", about {m:.0} plies left"));
+    writeln!(
+        out,
+        "value {:+.3} (win {:.1} %, draw {:.1} %, loss {:.1} % for the side to move){moves_left}",
+        view.value,
+        pct(view.wdl[0]),
+        pct(view.wdl[1]),
+        pct(view.wdl[2])
+    )?;
+    let priors: Vec<String> = view.policy.iter().take(6).map(|p| format!("{} {:.1} %", p.mv, pct(p.p))).collect();
+    writeln!(out, "policy {}", priors.join(", "))?;
+    let mut write_err = None;
+    let last = run_mcts(&net, &config.mcts, &game, sims, time, &stop, &mut |v: &MctsView| {
+        let line = format!("sims {} time {} ms value {:+.3} best {} pv {}", v.sims, v.time_ms, v.value, v.best.as_deref().unwrap_or("-"), v.pv.join(" "));
+        if let Err(e) = writeln!(out, "{line}").and_then(|_| out.flush()) {
+            write_err.get_or_insert(e);
+            return false;
+        }
+        true
+    });
+    if let Some(e) = write_err {
+        return Err(e.into());
+    }
+    writeln!(out, "{:<10} {:>8} {:>7} {:>7}", "move", "visits", "prior", "Q")?;
+    for c in &last.children {
+        writeln!(out, "{:<10} {:>8} {:>6.1}% {:>7}", c.mv, c.visits, pct(c.prior), c.q.map_or_else(|| "-".into(), |q| format!("{q:+.3}")))?;
+    }
+    writeln!(out, "bestmove {}", last.best.as_deref().unwrap_or("(none)"))?;
+    Ok(())
+}

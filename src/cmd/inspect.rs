@@ -1,0 +1,48 @@
+//! `junglezero inspect MODEL [--json]`: what a model file holds.
+
+use std::io::Write;
+
+use burn::module::Module;
+use junglezero::nn::device::parse_device;
+use junglezero::nn::modelfile;
+
+use crate::cli::InspectArgs;
+
+pub fn run(args: InspectArgs) -> anyhow::Result<()> {
+    // Loading the weights checks them against the header (and for non-finite values), so a
+    // damaged file is reported here, not when a match starts.
+    let (net, meta) = modelfile::load_any(&args.model, &parse_device("flex")?)?;
+    let parameters = net.num_params();
+    let created = chrono::DateTime::from_timestamp(meta.created as i64, 0).map_or_else(|| "unknown".into(), |t| t.format("%Y-%m-%d %H:%M UTC").to_string());
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let mut v = serde_json::to_value(&meta)?;
+        v["parameters"] = parameters.into();
+        v["file"] = args.model.display().to_string().into();
+        writeln!(out, "{v}")?;
+        return Ok(());
+    }
+    let m = &meta.model;
+    let heads: Vec<&str> = [(m.moves_left, "moves left"), (m.opponent_policy, "opponent policy"), (m.short_value, "short-term value")]
+        .iter()
+        .filter(|h| h.0)
+        .map(|h| h.1)
+        .collect();
+    writeln!(out, "file:        {}", args.model.display())?;
+    writeln!(out, "game:        {}", meta.game)?;
+    writeln!(
+        out,
+        "network:     {} residual blocks × {} channels; policy and value heads{}",
+        m.blocks,
+        m.channels,
+        if heads.is_empty() { String::new() } else { format!(", and {}", heads.join(", ")) }
+    )?;
+    writeln!(out, "parameters:  {parameters}")?;
+    writeln!(out, "input:       {} planes; {} actions", meta.input_planes, meta.actions)?;
+    writeln!(out, "rules:       {}", meta.rules)?;
+    writeln!(out, "network id:  {} (generation {})", meta.id, meta.generation)?;
+    writeln!(out, "run:         {}", if meta.run.is_empty() { "none recorded" } else { &meta.run })?;
+    writeln!(out, "trained:     {} optimiser steps; {} games in the run (self-play and teacher) when written", meta.train_steps, meta.games)?;
+    writeln!(out, "written:     {created}")?;
+    Ok(())
+}
