@@ -119,10 +119,24 @@ fn bench_agree<G: junglezero::entries::HouseGame>(
     use junglezero::game::Turn;
     use rand::{RngExt, SeedableRng};
     let hw_cpu = junglezero::nn::device::HardwareConfig { device: "flex".into(), fused_cpu: false };
-    let (reference, tested) = match model {
-        Some(path) => (NetEvaluator::load(path, &hw_cpu, G::SHAPE)?, NetEvaluator::load(path, &config.hardware, G::SHAPE)?),
-        None => (NetEvaluator::random_init(&config.model, G::SHAPE, &hw_cpu, 7)?, NetEvaluator::random_init(&config.model, G::SHAPE, &config.hardware, 7)?),
+    // Without a model, one random network, drawn on the CPU and written to a temporary file, so
+    // both paths run the same weights (each device draws random numbers of its own).
+    let temporary = std::env::temp_dir().join(format!("junglezero-agree-{}.jzm", std::process::id()));
+    let path = match model {
+        Some(path) => path,
+        None => {
+            let net = NetEvaluator::random_init(&config.model, G::SHAPE, &hw_cpu, 7)?;
+            let meta =
+                junglezero::nn::modelfile::fresh_meta(&config.model, G::SHAPE, &<G as junglezero::pipeline::RunGame>::rules(config).to_string(), "random-init");
+            junglezero::nn::modelfile::save(&temporary, net.net(), &meta)?;
+            &temporary
+        }
     };
+    let loaded = NetEvaluator::load(path, &hw_cpu, G::SHAPE).and_then(|r| Ok((r, NetEvaluator::load(path, &config.hardware, G::SHAPE)?)));
+    if model.is_none() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    let (reference, tested) = loaded?;
     // Positions of random games from the start (a game that ends starts again).
     let rules = <G as junglezero::pipeline::RunGame>::rules(config);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2026);
