@@ -42,6 +42,9 @@ pub enum Command {
     /// What a model file holds: its game, network shape, rules, generation, run, training
     /// counters and parameter count (the weights are loaded and checked too).
     Inspect(InspectArgs),
+    /// Read an export (X.safetensors with its X.json, as `export` writes them) back into a
+    /// model file.
+    Import(ImportArgs),
     /// Analyse one position with a network: its raw outputs, then MCTS with live progress.
     Analyse(AnalyseArgs),
     /// Play against the engine in the terminal.
@@ -465,6 +468,16 @@ pub struct AnalyseArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The weights (X.safetensors); the description X.json must be beside them.
+    #[arg(value_name = "WEIGHTS")]
+    pub weights: PathBuf,
+    /// The model file to write (.jzm); an existing file is never replaced.
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
 pub struct InspectArgs {
     /// The model file (.jzm).
     #[arg(value_name = "MODEL")]
@@ -520,7 +533,17 @@ pub struct ExportArgs {
     /// The model file (.jzm).
     #[arg(long, value_name = "PATH")]
     pub model: PathBuf,
-    /// Output weights, ending in .safetensors (the .json and .samples.npz go beside it).
-    #[arg(long, value_name = "FILE.safetensors")]
+    /// The output: FILE.safetensors (the .json and .samples.npz go beside it), or with
+    /// --format onnx FILE.onnx (the .samples.npz beside it).
+    #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// safetensors (weights with a JSON description) or onnx (the whole network).
+    #[arg(long, value_enum, default_value = "safetensors")]
+    pub format: ExportFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Safetensors,
+    Onnx,
 }

@@ -71,6 +71,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Average(args) => cmd::average::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Inspect(args) => cmd::inspect::run(args),
+        Command::Import(args) => cmd::inspect::import(args),
         Command::Analyse(args) => cmd::analyse::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Dump(args) => cmd::train::dump(args),

@@ -1,4 +1,5 @@
-//! `junglezero inspect MODEL [--json]`: what a model file holds.
+//! `junglezero inspect MODEL [--json]`: what a model file holds; `junglezero import WEIGHTS
+//! --out MODEL`: an export back into a model file.
 
 use std::io::Write;
 
@@ -6,7 +7,17 @@ use burn::module::Module;
 use junglezero::nn::device::parse_device;
 use junglezero::nn::modelfile;
 
-use crate::cli::InspectArgs;
+use crate::cli::{ImportArgs, InspectArgs};
+
+pub fn import(args: ImportArgs) -> anyhow::Result<()> {
+    if std::fs::symlink_metadata(&args.out).is_ok() {
+        anyhow::bail!("{} exists; import never replaces a file (name a new one)", args.out.display());
+    }
+    let (net, meta) = junglezero::nn::import::import(&args.weights, &parse_device("flex")?)?;
+    modelfile::save(&args.out, &net, &meta)?;
+    println!("imported {} ({} {}, {}) into {}", args.weights.display(), meta.game, meta.model.describe(), meta.id, args.out.display());
+    Ok(())
+}
 
 pub fn run(args: InspectArgs) -> anyhow::Result<()> {
     // Loading the weights checks them against the header (and for non-finite values), so a

@@ -25,8 +25,8 @@ pub const SAMPLES: usize = 32;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    #[error("{path}: the output must end in .safetensors")]
-    Extension { path: String },
+    #[error("{path}: the output must end in {wanted}")]
+    Extension { path: String, wanted: &'static str },
     #[error("writing {path}: {message}")]
     Write { path: String, message: String },
     #[error(transparent)]
@@ -36,7 +36,7 @@ pub enum ExportError {
 /// The three files of an export to `out` (`X.safetensors` → `X.json`, `X.samples.npz`).
 pub fn export_paths(out: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ExportError> {
     let s = out.to_string_lossy();
-    let base = s.strip_suffix(".safetensors").ok_or_else(|| ExportError::Extension { path: s.to_string() })?;
+    let base = s.strip_suffix(".safetensors").ok_or_else(|| ExportError::Extension { path: s.to_string(), wanted: ".safetensors" })?;
     Ok((out.to_path_buf(), PathBuf::from(format!("{base}.json")), PathBuf::from(format!("{base}.samples.npz"))))
 }
 
@@ -200,30 +200,7 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Pa
     let weights = store.get_bytes().map_err(|e| write_err(&st_path, format!("{e:?}")))?;
     store::write_output(&st_path, &weights)?;
 
-    // Samples: inputs and this network's outputs.
-    let inputs = game.inputs.clone();
-    let out = eval.forward(&inputs, SAMPLES);
-    let (policy, wdl) = (out.policy, out.wdl);
-    let value: Vec<f32> = wdl.chunks(3).map(|w| w[0] - w[2]).collect();
-    let has_moves_left = !out.moves_left.is_empty();
-    let moves_left_arr = Array1::from_vec(out.moves_left);
-    let inputs_arr = Array4::from_shape_vec((SAMPLES, planes, rows, cols), inputs).map_err(|e| write_err(&npz_path, e))?;
-    let policy_arr = Array2::from_shape_vec((SAMPLES, actions), policy).map_err(|e| write_err(&npz_path, e))?;
-    let wdl_arr = Array2::from_shape_vec((SAMPLES, 3), wdl).map_err(|e| write_err(&npz_path, e))?;
-    let value_arr = Array1::from_vec(value);
-    let mut bytes = Vec::new();
-    {
-        let mut npz = ndarray_npy::NpzWriter::new(std::io::Cursor::new(&mut bytes));
-        npz.add_array("inputs", &inputs_arr).map_err(|e| write_err(&npz_path, e))?;
-        npz.add_array("policy_logits", &policy_arr).map_err(|e| write_err(&npz_path, e))?;
-        npz.add_array("wdl", &wdl_arr).map_err(|e| write_err(&npz_path, e))?;
-        npz.add_array("value", &value_arr).map_err(|e| write_err(&npz_path, e))?;
-        if has_moves_left {
-            npz.add_array("moves_left", &moves_left_arr).map_err(|e| write_err(&npz_path, e))?;
-        }
-        npz.finish().map_err(|e| write_err(&npz_path, e))?;
-    }
-    store::write_output(&npz_path, &bytes)?;
+    write_samples(eval, game, &npz_path)?;
 
     // Description.
     let m = &meta.model;
@@ -232,7 +209,7 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Pa
         "format_version": EXPORT_FORMAT_VERSION,
         "game": shape.game,
         "model": {
-            "id": meta.id, "generation": meta.generation, "train_steps": meta.train_steps,
+            "id": meta.id, "run": meta.run, "generation": meta.generation, "train_steps": meta.train_steps, "games": meta.games,
             "architecture": format!("residual tower; policy head 1x1 conv -> BN -> ReLU -> 1x1 conv with bias to {} channels; value head 1x1 conv -> BN -> ReLU -> flatten (C,H,W) -> linear -> ReLU -> linear to 3", shape.policy_planes),
             "blocks": m.blocks, "channels": m.channels, "policy_channels": m.policy_channels,
             "value_channels": m.value_channels, "value_hidden": m.value_hidden,
@@ -277,4 +254,50 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Pa
     let text = serde_json::to_string_pretty(&description).map_err(|e| write_err(&json_path, e))?;
     store::write_output(&json_path, text.as_bytes())?;
     Ok((st_path, json_path, npz_path))
+}
+
+/// Writes `game`'s sample positions with `eval`'s outputs to `npz_path` (with a `moves_left`
+/// array for networks with the head).
+fn write_samples(eval: &NetEvaluator, game: &GameExport, npz_path: &Path) -> Result<(), ExportError> {
+    let shape = game.shape;
+    let (planes, rows, cols, actions) = (shape.planes, shape.rows, shape.cols, shape.actions());
+    let inputs = game.inputs.clone();
+    let out = eval.forward(&inputs, SAMPLES);
+    let (policy, wdl) = (out.policy, out.wdl);
+    let value: Vec<f32> = wdl.chunks(3).map(|w| w[0] - w[2]).collect();
+    let has_moves_left = !out.moves_left.is_empty();
+    let moves_left_arr = Array1::from_vec(out.moves_left);
+    let inputs_arr = Array4::from_shape_vec((SAMPLES, planes, rows, cols), inputs).map_err(|e| write_err(npz_path, e))?;
+    let policy_arr = Array2::from_shape_vec((SAMPLES, actions), policy).map_err(|e| write_err(npz_path, e))?;
+    let wdl_arr = Array2::from_shape_vec((SAMPLES, 3), wdl).map_err(|e| write_err(npz_path, e))?;
+    let value_arr = Array1::from_vec(value);
+    let mut bytes = Vec::new();
+    {
+        let mut npz = ndarray_npy::NpzWriter::new(std::io::Cursor::new(&mut bytes));
+        npz.add_array("inputs", &inputs_arr).map_err(|e| write_err(npz_path, e))?;
+        npz.add_array("policy_logits", &policy_arr).map_err(|e| write_err(npz_path, e))?;
+        npz.add_array("wdl", &wdl_arr).map_err(|e| write_err(npz_path, e))?;
+        npz.add_array("value", &value_arr).map_err(|e| write_err(npz_path, e))?;
+        if has_moves_left {
+            npz.add_array("moves_left", &moves_left_arr).map_err(|e| write_err(npz_path, e))?;
+        }
+        npz.finish().map_err(|e| write_err(npz_path, e))?;
+    }
+    store::write_output(npz_path, &bytes)?;
+    Ok(())
+}
+
+/// Writes `eval`'s network as ONNX to `out` (ending in .onnx; see `nn::onnx`) with the sample
+/// positions and outputs beside it (`X.samples.npz`). Returns both paths.
+pub fn export_onnx(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Path) -> Result<(PathBuf, PathBuf), ExportError> {
+    let s = out.to_string_lossy();
+    let base = s.strip_suffix(".onnx").ok_or_else(|| ExportError::Extension { path: s.to_string(), wanted: ".onnx" })?;
+    let npz_path = PathBuf::from(format!("{base}.samples.npz"));
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| write_err(dir, e))?;
+    }
+    let doc = format!("junglezero {} network {} ({}), generation {}, rules: {}", meta.game, meta.id, meta.model.describe(), meta.generation, meta.rules);
+    store::write_output(out, &super::onnx::onnx_model(eval.net(), &doc))?;
+    write_samples(eval, game, &npz_path)?;
+    Ok((out.to_path_buf(), npz_path))
 }

@@ -19,7 +19,7 @@ use ndarray::{ArrayView2, ArrayViewMut2};
 use super::model::Net;
 use crate::game::Shape;
 
-fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+pub(super) fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.into_data().try_into_vec::<f32>().expect("network parameters are f32")
 }
 

@@ -13,5 +13,7 @@ pub mod device;
 pub mod export;
 pub mod fused;
 pub mod gpu_plan;
+pub mod import;
 pub mod model;
 pub mod modelfile;
+pub mod onnx;

@@ -163,7 +163,7 @@ pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) ->
 }
 
 /// The message on one line, cut to about 300 bytes on a character boundary.
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     let s = s.replace('\n', " ");
     if s.len() <= 300 {
         return s;

@@ -193,3 +193,59 @@ fn analyse_shows_the_network_and_the_search_on_one_position() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
 }
+
+#[test]
+fn an_export_imports_back_into_the_same_network() {
+    use junglezero::nn::{average::flat_values, device::parse_device, modelfile};
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+    let dir = std::env::temp_dir().join(format!("jz-import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let st = dir.join("net.safetensors");
+    let back = dir.join("back.jzm");
+    let o = junglezero(&["export", "--model", sample, "--out", st.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = junglezero(&["import", st.to_str().unwrap(), "--out", back.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let device = parse_device("flex").unwrap();
+    let (a, ma) = modelfile::load_any(std::path::Path::new(sample), &device).unwrap();
+    let (b, mb) = modelfile::load_any(&back, &device).unwrap();
+    assert!(flat_values(&a) == flat_values(&b), "the weights changed on the way");
+    // The batch-norm statistics too: the outputs are the same to the bit.
+    let size = ma.input_planes * 63;
+    let x: Vec<f32> = (0..2 * size).map(|i| ((i * 7) % 5) as f32 * 0.25).collect();
+    let eval = |net, meta: &modelfile::ModelMeta| junglezero::nn::burn_eval::NetEvaluator::new(net, device.clone(), "x", &meta.model).forward(&x, 2);
+    let (oa, ob) = (eval(a.clone(), &ma), eval(b.clone(), &mb));
+    assert!(oa.policy == ob.policy && oa.wdl == ob.wdl, "the outputs changed on the way");
+    assert_eq!(
+        (&mb.game, &mb.model, &mb.rules, &mb.id, mb.generation, mb.train_steps, mb.games),
+        (&ma.game, &ma.model, &ma.rules, &ma.id, ma.generation, ma.train_steps, ma.games)
+    );
+
+    // The file written is never replaced.
+    let before = std::fs::read(&back).unwrap();
+    let o = junglezero(&["import", st.to_str().unwrap(), "--out", back.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("exists"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&back).unwrap(), before);
+
+    // A description that names another network than the weights hold is refused in one line.
+    let json = dir.join("net.json");
+    let text = std::fs::read_to_string(&json).unwrap();
+    for (from, to, says) in [
+        ("\"blocks\": 4", "\"blocks\": 5", "cannot hold"),
+        ("\"value_hidden\": 64", "\"value_hidden\": 32", "value_fc1"),
+        ("\"channels\": 32", "\"channels\": 16", "stem_conv.weight"),
+        ("\"blocks\": 4", "\"blocks\": 0", "model.blocks"),
+    ] {
+        assert!(text.contains(from), "{from} not in the description");
+        std::fs::write(&json, text.replace(from, to)).unwrap();
+        let out = dir.join(format!("bad-{to}.jzm").replace([' ', '"', ':'], ""));
+        let o = junglezero(&["import", st.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{to}: {e}");
+        assert!(e.lines().count() == 1 && e.contains(says), "{to}: {e}");
+        assert!(!out.exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
