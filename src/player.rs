@@ -24,6 +24,11 @@ pub struct Limits {
     /// Both clocks, for players that manage them themselves (external programs get them as
     /// `go wtime ... btime ...`).
     pub go: Option<GoClock>,
+    /// Search until stopped (`go infinite`), whatever the player's own default budget.
+    pub infinite: bool,
+    /// Lines to report in progress output (the protocol's `MultiPV`; 0 and 1 both mean one),
+    /// for players that can.
+    pub multipv: u32,
 }
 
 /// The game clocks at a move, as a tournament manager passes them on.

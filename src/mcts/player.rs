@@ -62,9 +62,14 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             return None;
         }
         let start = Instant::now();
-        let sims = limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32);
+        // `go infinite` runs until stopped, up to a tree the memory can hold.
+        let sims = if limits.infinite {
+            INFINITE_SIMULATIONS
+        } else {
+            limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32)
+        };
         // No iterations to finish: aim at the clock's target, not its hard limit.
-        let deadline = limits.target_time().map(|t| start + t);
+        let deadline = limits.target_time().map(|t| start + t).filter(|_| !limits.infinite);
         // Plies from the last search's root to this one: our move and the reply, with a flip
         // game's revealed pieces between them.
         const FOLLOW_PLIES: usize = 4;
@@ -73,7 +78,7 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             search.reset(game);
             search.reseed(game.hash());
         }
-        search.set_budget(if sims == u32::MAX { self.config.playouts } else { sims });
+        search.set_budget(if sims >= INFINITE_SIMULATIONS { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;
         let evaluators: [&dyn Evaluator<G>; 1] = [&*self.evaluator];
@@ -81,16 +86,21 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             // One simulation a round (the deadline is checked between them).
             self.batch.round(std::slice::from_mut(&mut search), &evaluators);
             done += 1;
-            if done.is_multiple_of(8) && deadline.is_some_and(|d| Instant::now() >= d) {
-                break;
-            }
-            if done.is_multiple_of(64) && last_report.elapsed().as_secs_f64() >= 1.0 {
-                last_report = Instant::now();
-                info(&info_line(&search, done, start));
+            if done.is_multiple_of(8) {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+                if last_report.elapsed() >= REPORT_EVERY {
+                    last_report = Instant::now();
+                    report(&search, done, start, limits.multipv, info);
+                }
             }
         }
+        if done >= INFINITE_SIMULATIONS {
+            info(&format!("info string search stopped at {INFINITE_SIMULATIONS} simulations, the most one search may hold"));
+        }
         self.stop.store(false, Ordering::Relaxed);
-        info(&info_line(&search, done, start));
+        report(&search, done, start, limits.multipv, info);
         let best = search.best_move();
         self.search = Some(search);
         best
@@ -105,16 +115,38 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
     }
 }
 
-/// `info depth D nodes N nps X score cp S pv ...` with the most-visited line as PV.
-fn info_line<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> String {
-    let pv: Vec<String> = search.principal_variation(usize::MAX).iter().map(|m| m.to_string()).collect();
+/// How often a search reports its progress.
+const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The most simulations one search runs, `go infinite` included (a tree of about 1 GiB).
+pub const INFINITE_SIMULATIONS: u32 = 1_000_000;
+
+/// One `info` line per reported move (`multipv` of them, most visited first): `info depth D
+/// seldepth S time T nodes N nps X [multipv K] score cp C pv ...`. Depth is the simulations'
+/// mean depth below the root, seldepth their deepest; nodes counts the tree's visits (a kept
+/// subtree's included), nps this search's simulations a second.
+fn report<G: Encode>(search: &Search<G>, sims: u32, start: Instant, multipv: u32, info: &mut dyn FnMut(&str)) {
     let secs = start.elapsed().as_secs_f64().max(1e-6);
-    format!(
-        "info depth {} nodes {sims} nps {} time {} score cp {} pv {}",
-        pv.len(),
-        (sims as f64 / secs) as u64,
+    let (mean, max) = search.depth_stats();
+    let head = format!(
+        "info depth {} seldepth {max} time {} nodes {} nps {}",
+        mean.round() as u32,
         (secs * 1000.0) as u64,
-        value_to_cp(search.root_value()),
-        pv.join(" ")
-    )
+        search.root_visits(),
+        (sims as f64 / secs) as u64
+    );
+    let lines = search.lines(multipv.max(1) as usize, 64);
+    if lines.is_empty() {
+        info(&format!("{head} score cp {}", value_to_cp(search.root_value())));
+        return;
+    }
+    let several = lines.len() > 1 || multipv > 1;
+    for (k, (_, q, line)) in lines.iter().enumerate() {
+        let pv: Vec<String> = line.iter().map(|m| m.to_string()).collect();
+        // The best line's score is the root's value (what the search believes of the position);
+        // the others', their own mean.
+        let cp = value_to_cp(if k == 0 { search.root_value() } else { *q });
+        let multi = if several { format!(" multipv {}", k + 1) } else { String::new() };
+        info(&format!("{head}{multi} score cp {cp} pv {}", pv.join(" ")));
+    }
 }

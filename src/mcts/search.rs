@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma};
 
 use super::gumbel::{self, GumbelParams};
-use super::tree::{CHANCE, EXPANDED, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
+use super::tree::{CHANCE, EXPANDED, Node, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
 use super::{Algorithm, MctsConfig};
 use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
@@ -79,6 +79,11 @@ pub struct Search<G: Encode> {
     forced: bool,
     /// Root counts for choosing a move (kept to avoid allocating per move).
     count_buf: Vec<(G::Move, u32)>,
+    /// Depths (plies below the root) of the simulations since the root last changed: their
+    /// sum, count and maximum, for progress reports.
+    depth_sum: u64,
+    depth_count: u64,
+    depth_max: u32,
 }
 
 impl<G: Encode> Search<G> {
@@ -103,6 +108,9 @@ impl<G: Encode> Search<G> {
             moves_left_known: false,
             forced: false,
             count_buf: Vec::with_capacity(G::MAX_MOVES),
+            depth_sum: 0,
+            depth_count: 0,
+            depth_max: 0,
         }
     }
 
@@ -172,11 +180,44 @@ impl<G: Encode> Search<G> {
         }
     }
 
+    /// The mean and the largest depth (plies below the root) the simulations reached since
+    /// the root last changed; (0, 0) before the first.
+    pub fn depth_stats(&self) -> (f32, u32) {
+        if self.depth_count == 0 { (0.0, 0) } else { (self.depth_sum as f32 / self.depth_count as f32, self.depth_max) }
+    }
+
+    /// The `k` most visited root moves, most visited first: each with its visits, its mean
+    /// value for the root's player and its line (the move, then the most-visited replies; at
+    /// most `max` moves).
+    pub fn lines(&self, k: usize, max: usize) -> Vec<(u32, f32, Vec<G::Move>)> {
+        let s = match self.root_state.turn() {
+            Turn::Player(p) => sign(player_index(p)),
+            _ => 1.0,
+        };
+        let mut children: Vec<usize> = self.tree.root().children().filter(|&c| self.tree.nodes[c].visits > 0).collect();
+        children.sort_by_key(|&c| std::cmp::Reverse(self.tree.nodes[c].visits));
+        children.truncate(k);
+        children
+            .into_iter()
+            .map(|c| {
+                let n = &self.tree.nodes[c];
+                let mut line = vec![n.mv];
+                line.extend(self.line_below(n, max.saturating_sub(1)));
+                (n.visits, n.mean() * s, line)
+            })
+            .collect()
+    }
+
     /// The most-visited line from the root, at most `max` moves.
     pub fn principal_variation(&self, max: usize) -> Vec<G::Move> {
+        self.line_below(self.tree.root(), max)
+    }
+
+    /// The most-visited line below `node`, at most `max` moves.
+    fn line_below(&self, node: &Node<G::Move>, max: usize) -> Vec<G::Move> {
         let tree = &self.tree;
         let mut pv = Vec::new();
-        let mut node = tree.root();
+        let mut node = node;
         while node.num_children > 0 && pv.len() < max {
             let Some(best) = tree.nodes[node.children()].iter().filter(|c| c.visits > 0).max_by_key(|c| c.visits) else { break };
             pv.push(best.mv);
@@ -368,6 +409,10 @@ impl<G: Encode> Search<G> {
             0.0
         };
         let leaf = self.path.len();
+        let depth = leaf.saturating_sub(1) as u32;
+        self.depth_sum += u64::from(depth);
+        self.depth_count += 1;
+        self.depth_max = self.depth_max.max(depth);
         for (depth, &id) in self.path.iter().enumerate() {
             let n = &mut self.tree.nodes[id as usize];
             n.visits += 1;
@@ -571,6 +616,11 @@ impl<G: Encode> Search<G> {
         }
         self.noise_pending = false;
         self.forced = false;
+        self.clear_depths();
+    }
+
+    fn clear_depths(&mut self) {
+        (self.depth_sum, self.depth_count, self.depth_max) = (0, 0, 0);
     }
 
     /// Moves the root to `target` when a searched line of at most `max_plies` moves leads
@@ -623,6 +673,7 @@ impl<G: Encode> Search<G> {
         self.forced = false;
         self.gumbel.clear();
         self.schedule.clear();
+        self.clear_depths();
     }
 
     /// Reseeds the search's random numbers (noise, temperature, chance sampling).

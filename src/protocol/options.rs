@@ -18,8 +18,6 @@ pub enum OptionError {
     NoValue(String),
     #[error("option '{name}' needs a whole number from {lo} to {hi}, not '{value}'")]
     NotInRange { name: String, lo: usize, hi: usize, value: String },
-    #[error("set the Model option (a .jzm file) before choosing Engine mcts")]
-    NoModel,
     #[error("unknown engine '{0}' (available: {1}, mcts)")]
     UnknownEngine(String, &'static str),
     #[error("unknown variant '{0}' (available: {known})", known = GameName::ALL.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "))]
@@ -30,6 +28,8 @@ pub enum OptionError {
     Rules(#[from] GameRulesError),
     #[error("unknown option '{0}'")]
     Unknown(String),
+    #[error("{0}")]
+    Rejected(String),
 }
 
 /// What a `setoption` changed.
@@ -47,11 +47,13 @@ pub struct Options {
     mcts: bool,
     model_path: String,
     network: Option<Arc<NetEvaluator>>,
+    /// Lines each progress report shows (`MultiPV`).
+    multipv: u32,
 }
 
 impl Options {
     pub fn new(config: Config) -> Options {
-        Options { config, mcts: false, model_path: String::new(), network: None }
+        Options { config, mcts: false, model_path: String::new(), network: None, multipv: 1 }
     }
 
     pub fn config(&self) -> &Config {
@@ -74,6 +76,8 @@ impl Options {
             format!("option name Engine type combo default {0} var {0} var mcts", G::ENGINE),
             "option name Model type string default <empty>".to_string(),
             format!("option name Playouts type spin default {} min 1 max 10000000", c.mcts.playouts),
+            "option name MultiPV type spin default 1 min 1 max 64".to_string(),
+            format!("option name NNCacheSize type spin default {} min 0 max {}", c.mcts.cache_entries, 1 << 26),
         ];
         lines.extend(G::rule_options());
         lines
@@ -94,13 +98,19 @@ impl Options {
             "hash" => self.config.search.hash_mb = int(1, 65536)?,
             "threads" => self.config.search.threads = int(1, 512)?,
             "playouts" => self.config.mcts.playouts = int(1, 10_000_000)? as u32,
-            "engine" => match value {
-                "mcts" => {
-                    if self.network.is_none() {
-                        return Err(OptionError::NoModel);
-                    }
-                    self.mcts = true;
+            "multipv" => {
+                self.multipv = int(1, 64)? as u32;
+                return Ok(Effect::default());
+            }
+            "nncachesize" => {
+                self.config.mcts.cache_entries = int(0, 1 << 26)?;
+                if let Err(e) = self.config.mcts.validate::<G>() {
+                    return Err(OptionError::Rejected(e.to_string()));
                 }
+            }
+            // Options come in any order: MCTS without a network yet is an error at `go`.
+            "engine" => match value {
+                "mcts" => self.mcts = true,
                 v if v == G::ENGINE => self.mcts = false,
                 other => return Err(OptionError::UnknownEngine(other.into(), G::ENGINE)),
             },
@@ -118,6 +128,16 @@ impl Options {
             },
         }
         Ok(Effect { rebuild_player: true, rules_changed: false })
+    }
+
+    /// Lines each progress report shows.
+    pub fn multipv(&self) -> u32 {
+        self.multipv
+    }
+
+    /// Engine mcts is chosen but no network is loaded yet.
+    pub fn missing_model(&self) -> bool {
+        self.mcts && self.network.is_none()
     }
 
     /// A player for the current settings: the classical engine with the configured hash and

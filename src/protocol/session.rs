@@ -164,9 +164,20 @@ impl<G: ProtocolGame> Session<G> {
         limits.nodes = p.nodes;
         limits.movetime = p.movetime.map(std::time::Duration::from_millis);
         let unlimited = limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() && limits.clock.is_none();
-        let Some(mut player) = self.player.take() else { return self.error("no engine available") };
-        let stop = player.stop_handle();
         let infinite = p.infinite || unlimited;
+        limits.infinite = infinite;
+        limits.multipv = self.options.multipv();
+        let Some(mut player) = self.player.take() else {
+            self.error(if self.options.missing_model() { "Engine mcts needs a network: set the Model option (a .jzm file)" } else { "no engine available" });
+            send(&self.out, "bestmove (none)");
+            return;
+        };
+        let stop = player.stop_handle();
+        // A stop meant for the previous search (waiting for an infinite one raises it again
+        // after that search has ended) must not end this one before it starts.
+        if let Some(s) = &stop {
+            s.store(false, Ordering::Relaxed);
+        }
         let halt = Arc::new(AtomicBool::new(false));
         let out = self.out.clone();
         let game = self.game.clone();
@@ -230,6 +241,11 @@ impl<G: ProtocolGame> Session<G> {
 
     /// A new player for the current options (an error leaves none, and says why).
     fn rebuild_player(&mut self) {
+        if self.options.missing_model() {
+            // Said at `go`: the Model option may still come.
+            self.player = None;
+            return;
+        }
         match self.options.build_player::<G>() {
             Ok(p) => self.player = Some(p),
             Err(e) => {

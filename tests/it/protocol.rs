@@ -254,3 +254,79 @@ fn the_anti_chase_rules_in_the_protocol_and_in_play() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("f2f1 is illegal: the anti-chase rule 7-3"), "{out}");
 }
+
+/// A whole analysis session with the network, as a GUI drives one: options in any order (the
+/// engine before its network), a missing network said at `go`, `go infinite` reporting while it
+/// searches and ending only at `stop`, MultiPV lines, and the tree kept for the next `go`.
+#[test]
+fn the_network_as_an_analysis_engine() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .arg("uci")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary starts");
+    let mut input = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<(Instant, String)>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send((Instant::now(), line));
+        }
+    });
+    let mut send = |s: &str| writeln!(input, "{s}").unwrap();
+    // Lines until one that starts with `until` (waiting at most 20 s).
+    let until = |prefix: &str| -> Vec<(Instant, String)> {
+        let mut got = Vec::new();
+        while let Ok((t, l)) = rx.recv_timeout(Duration::from_secs(20)) {
+            let done = l.starts_with(prefix);
+            got.push((t, l));
+            if done {
+                return got;
+            }
+        }
+        panic!("no '{prefix}' line; got {got:?}");
+    };
+    let nodes = |l: &str| -> u64 { l.split_whitespace().skip_while(|w| *w != "nodes").nth(1).and_then(|n| n.parse().ok()).unwrap_or(0) };
+
+    send("setoption name Engine value mcts");
+    send("position startpos");
+    send("go nodes 10");
+    let lines = until("bestmove");
+    assert!(lines.iter().any(|(_, l)| l.contains("error") && l.contains("Model")), "{lines:?}");
+    assert_eq!(lines.last().unwrap().1, "bestmove (none)");
+
+    send(&format!("setoption name Model value {model}"));
+    send("setoption name MultiPV value 3");
+    send("go infinite");
+    let started = Instant::now();
+    std::thread::sleep(Duration::from_millis(1600));
+    let stopped = Instant::now();
+    send("stop");
+    let lines = until("bestmove");
+    let infos: Vec<&(Instant, String)> = lines.iter().filter(|(_, l)| l.starts_with("info depth")).collect();
+    // Reports arrive while it searches, not only at the end: at least two rounds before `stop`.
+    let early = infos.iter().filter(|(t, _)| *t < stopped).count();
+    assert!(early >= 6, "{early} info lines before stop (three lines a report): {lines:?}");
+    assert!(lines.last().unwrap().0 >= stopped && stopped - started >= Duration::from_millis(1500), "bestmove before stop: {lines:?}");
+    for k in 1..=3 {
+        assert!(infos.iter().any(|(_, l)| l.contains(&format!(" multipv {k} score cp "))), "no multipv {k}: {infos:?}");
+    }
+    let last = &infos.last().unwrap().1;
+    assert!(last.contains(" seldepth ") && last.contains(" pv "), "{last}");
+    let before = nodes(&infos.iter().rev().find(|(_, l)| l.contains("multipv 1 ")).unwrap().1);
+    let best = lines.last().unwrap().1.strip_prefix("bestmove ").unwrap().to_string();
+    assert!(legal_after(&[], &best), "{best}");
+
+    // The same position again: the tree is kept and grows by what this `go` asks.
+    send("go nodes 300");
+    let lines = until("bestmove");
+    let after = nodes(&lines.iter().rev().find(|(_, l)| l.contains("multipv 1 ")).unwrap().1);
+    assert!(after >= before + 300, "nodes {before} then {after}: {lines:?}");
+    send("quit");
+    assert!(child.wait().unwrap().success());
+}
