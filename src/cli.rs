@@ -47,6 +47,9 @@ pub enum Command {
     Import(ImportArgs),
     /// Analyse one position with a network: its raw outputs, then MCTS with live progress.
     Analyse(AnalyseArgs),
+    /// The JSON analysis engine: one query per line on stdin, one answer per line on stdout,
+    /// many searches at once sharing one batched network.
+    Analysis(AnalysisArgs),
     /// Play against the engine in the terminal.
     Play(PlayArgs),
     /// Speak the UCI-style protocol on stdin/stdout.
@@ -475,6 +478,21 @@ pub struct ImportArgs {
     /// The model file to write (.jzm); an existing file is never replaced.
     #[arg(long, value_name = "PATH")]
     pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalysisArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The network (.jzm).
+    #[arg(long, value_name = "PATH")]
+    pub model: PathBuf,
+    /// Searches run at once (their network calls are batched together).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+    /// The game (default: the config's `game`).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }
 
 #[derive(Args, Debug)]

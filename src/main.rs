@@ -73,6 +73,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Inspect(args) => cmd::inspect::run(args),
         Command::Import(args) => cmd::inspect::import(args),
         Command::Analyse(args) => cmd::analyse::run(args),
+        Command::Analysis(args) => cmd::analysis::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Dump(args) => cmd::train::dump(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),

@@ -34,7 +34,7 @@ fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<
     let stop = AtomicBool::new(false);
     let mut out = std::io::stdout().lock();
     if args.json {
-        let search = run_mcts(&net, &config.mcts, &game, sims, time, &stop, &mut |_| true);
+        let search = run_mcts(&*net, &config.mcts, &game, sims, time, &stop, &mut |_| true);
         writeln!(out, "{}", serde_json::json!({ "network": view, "mcts": search }))?;
         return Ok(());
     }
@@ -52,7 +52,7 @@ fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<
     let priors: Vec<String> = view.policy.iter().take(6).map(|p| format!("{} {:.1} %", p.mv, pct(p.p))).collect();
     writeln!(out, "policy {}", priors.join(", "))?;
     let mut write_err = None;
-    let last = run_mcts(&net, &config.mcts, &game, sims, time, &stop, &mut |v: &MctsView| {
+    let last = run_mcts(&*net, &config.mcts, &game, sims, time, &stop, &mut |v: &MctsView| {
         let line = format!("sims {} time {} ms value {:+.3} best {} pv {}", v.sims, v.time_ms, v.value, v.best.as_deref().unwrap_or("-"), v.pv.join(" "));
         if let Err(e) = writeln!(out, "{line}").and_then(|_| out.flush()) {
             write_err.get_or_insert(e);

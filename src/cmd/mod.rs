@@ -1,6 +1,7 @@
 //! Subcommand handlers: thin edges over the library.
 
 pub mod analyse;
+pub mod analysis;
 pub mod arena;
 pub mod average;
 pub mod bench;

@@ -86,6 +86,12 @@ pub struct Search<G: Encode> {
     depth_max: u32,
 }
 
+/// Orders nodes by visits, ties by prior: the move played, the lines reported and the
+/// principal variation all take the greatest.
+fn most_visited<M>(a: &Node<M>, b: &Node<M>) -> std::cmp::Ordering {
+    a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))
+}
+
 impl<G: Encode> Search<G> {
     pub fn new(root: G, config: &MctsConfig, seed: u64) -> Search<G> {
         Search {
@@ -195,7 +201,7 @@ impl<G: Encode> Search<G> {
             _ => 1.0,
         };
         let mut children: Vec<usize> = self.tree.root().children().filter(|&c| self.tree.nodes[c].visits > 0).collect();
-        children.sort_by_key(|&c| std::cmp::Reverse(self.tree.nodes[c].visits));
+        children.sort_by(|&a, &b| most_visited(&self.tree.nodes[b], &self.tree.nodes[a]));
         children.truncate(k);
         children
             .into_iter()
@@ -219,7 +225,7 @@ impl<G: Encode> Search<G> {
         let mut pv = Vec::new();
         let mut node = node;
         while node.num_children > 0 && pv.len() < max {
-            let Some(best) = tree.nodes[node.children()].iter().filter(|c| c.visits > 0).max_by_key(|c| c.visits) else { break };
+            let Some(best) = tree.nodes[node.children()].iter().filter(|c| c.visits > 0).max_by(|a, b| most_visited(a, b)) else { break };
             pv.push(best.mv);
             node = best;
         }
@@ -566,7 +572,7 @@ impl<G: Encode> Search<G> {
                 return Some(children[i].mv);
             }
         }
-        self.tree.nodes[r.children()].iter().max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))).map(|c| c.mv)
+        self.tree.nodes[r.children()].iter().max_by(|a, b| most_visited(a, b)).map(|c| c.mv)
     }
 
     /// A root move sampled with probability proportional to `visits^(1/temperature)`; the most

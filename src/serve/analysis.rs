@@ -152,7 +152,7 @@ fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> MctsVi
 /// until `stop` is raised or `report` returns false. `report` sees the root about five times
 /// a second and once at the end; the last view is returned.
 pub fn run_mcts<G: Encode>(
-    net: &Arc<NetEvaluator>,
+    net: &dyn Evaluator<G>,
     config: &MctsConfig,
     game: &G,
     sims: u32,
@@ -165,7 +165,7 @@ pub fn run_mcts<G: Encode>(
     let mut batch = Batch::new::<G>(1, 1, config.cache_entries.min(1 << 14));
     let mut search = Search::new(game.clone(), &config, game.hash());
     search.set_budget(sims);
-    let evaluators: [&dyn Evaluator<G>; 1] = [&**net];
+    let evaluators: [&dyn Evaluator<G>; 1] = [net];
     let mut done = 0u32;
     let mut last = start;
     if game.outcome().is_none() {

@@ -249,3 +249,59 @@ fn an_export_imports_back_into_the_same_network() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_json_analysis_engine_answers_every_query_by_id_with_shared_batches() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(["analysis", "--model", sample, "--threads", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let queries = [
+        r#"{"id":"q1","maxVisits":300,"maxMoves":3}"#,
+        r#"{"id":"q2","moves":["a3a4","g7g6"],"analyzeTurns":[0,2],"maxVisits":200,"includePolicy":true}"#,
+        r#"{"id":"q3","initialFen":"6c/7/7/7/7/7/7/7/R6 b","maxVisits":50}"#,
+        r#"{"id":"over","initialFen":"3C3/7/7/7/7/7/7/7/6r b"}"#,
+        r#"{"id":"q4","maxVisits":300,"rules":"repetition=off"}"#,
+        "not json",
+        r#"{"id":"bad1","moves":["a3a9"]}"#,
+        r#"{"id":"bad2","maxTime":-1}"#,
+        r#"{"id":"bad3","analyzeTurns":[5]}"#,
+    ];
+    child.stdin.take().unwrap().write_all((queries.join("\n") + "\n").as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let answers: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).expect("one JSON object a line")).collect();
+    // q2 asks for two turns: 5 analyses and 5 errors.
+    assert_eq!(answers.len(), 10, "{answers:?}");
+    let of = |id: &str| answers.iter().filter(|a| a["id"] == id).collect::<Vec<_>>();
+    for (id, visits) in [("q1", 300), ("q3", 50), ("q4", 300)] {
+        let a = of(id);
+        assert_eq!(a.len(), 1, "{id}: {a:?}");
+        assert_eq!(a[0]["rootInfo"]["visits"].as_u64(), Some(visits), "{id}");
+        let moves = a[0]["moveInfos"].as_array().unwrap();
+        assert!(!moves.is_empty() && moves[0]["pv"][0] == moves[0]["move"], "{id}: {moves:?}");
+        let total: u64 = moves.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
+        assert!(total <= visits, "{id}: {total} visits in the moves");
+    }
+    assert_eq!(of("q1")[0]["moveInfos"].as_array().unwrap().len(), 3);
+    // Blue's Cat on g9 against Red's Rat, Blue to move: the Cat's two moves only.
+    assert!(of("q3")[0]["moveInfos"].as_array().unwrap().iter().all(|m| m["move"].as_str().unwrap().starts_with("g9")), "{:?}", of("q3"));
+    let mut turns: Vec<u64> = of("q2").iter().map(|a| a["turnNumber"].as_u64().unwrap()).collect();
+    turns.sort();
+    assert_eq!(turns, [0, 2]);
+    assert!(of("q2").iter().all(|a| a["policy"].as_array().is_some_and(|p| p.len() > 10)));
+    for id in ["bad1", "bad2", "bad3", "over"] {
+        assert!(of(id).len() == 1 && of(id)[0]["error"].is_string(), "{id}: {:?}", of(id));
+    }
+    assert!(answers.iter().any(|a| a["id"].is_null() && a["error"].is_string()));
+    // Four searches at once share the network's calls.
+    let e = stderr(&o);
+    let mean: f64 = e.split("mean batch ").nth(1).and_then(|s| s.trim_end().trim_end_matches(')').parse().ok()).expect("the summary line");
+    assert!(mean > 1.2, "{e}");
+}
