@@ -47,6 +47,9 @@ pub enum Command {
     Import(ImportArgs),
     /// Analyse one position with a network: its raw outputs, then MCTS with live progress.
     Analyse(AnalyseArgs),
+    /// A tournament of several players: round robin (or a gauntlet), a crosstable and
+    /// Bradley-Terry ratings; resumes where it stopped.
+    Tournament(TournamentArgs),
     /// The JSON analysis engine: one query per line on stdin, one answer per line on stdout,
     /// many searches at once sharing one batched network.
     Analysis(AnalysisArgs),
@@ -478,6 +481,37 @@ pub struct ImportArgs {
     /// The model file to write (.jzm); an existing file is never replaced.
     #[arg(long, value_name = "PATH")]
     pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct TournamentArgs {
+    /// The players (as `arena --a` takes them), at least two.
+    #[arg(long, num_args = 2.., required = true, value_parser = parse_spec)]
+    pub players: Vec<junglezero::arena::spec::PlayerSpec>,
+    /// Games of each pairing (rounded up to whole pairs of games with the colours swapped).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub games: u32,
+    /// Only the first player against each of the others.
+    #[arg(long)]
+    pub gauntlet: bool,
+    /// Games played at once (default: the config's arena.concurrency).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=512))]
+    pub concurrency: Option<u64>,
+    /// The tournament's folder: its settings, every finished game (one line each) and the
+    /// results. The same command on the same folder resumes.
+    #[arg(long, value_name = "DIR", default_value = "tournament")]
+    pub out: PathBuf,
+    /// Seed of the random openings (each pairing's games start from the same openings).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Rule switches over the config's.
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// The game (default: the config's `game`).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Args, Debug)]

@@ -74,6 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(args) => cmd::inspect::import(args),
         Command::Analyse(args) => cmd::analyse::run(args),
         Command::Analysis(args) => cmd::analysis::run(args),
+        Command::Tournament(args) => cmd::tournament::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Dump(args) => cmd::train::dump(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),

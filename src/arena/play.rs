@@ -262,6 +262,19 @@ pub fn run_match<G: MatchGame>(
     a: &dyn Contestants<G>,
     b: &dyn Contestants<G>,
     s: &MatchSettings<G>,
+    on_game: impl FnMut(&PlayedGame<G>, &Tally, Option<f64>),
+) -> Result<MatchOutcome<G>, MatchError> {
+    run_match_skipping(a, b, s, &std::collections::HashSet::new(), on_game)
+}
+
+/// [`run_match`] without the games in `done` ((pair, A has the first seat)), which an
+/// interrupted match already played: the rest are played exactly as they would have been
+/// (same openings, same seats).
+pub fn run_match_skipping<G: MatchGame>(
+    a: &dyn Contestants<G>,
+    b: &dyn Contestants<G>,
+    s: &MatchSettings<G>,
+    done: &std::collections::HashSet<(usize, bool)>,
     mut on_game: impl FnMut(&PlayedGame<G>, &Tally, Option<f64>),
 ) -> Result<MatchOutcome<G>, MatchError> {
     let pairs = s.games.div_ceil(2).max(1) as usize;
@@ -269,7 +282,10 @@ pub fn run_match<G: MatchGame>(
     if openings.is_empty() {
         return Err(MatchError::NoOpening);
     }
-    let jobs: Vec<(usize, bool)> = (0..pairs).flat_map(|p| [(p, true), (p, false)]).collect();
+    let jobs: Vec<(usize, bool)> = (0..pairs).flat_map(|p| [(p, true), (p, false)]).filter(|j| !done.contains(j)).collect();
+    if jobs.is_empty() {
+        return Ok(MatchOutcome { openings: openings.len(), ..MatchOutcome::default() });
+    }
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<Result<PlayedGame<G>, MatchError>>();

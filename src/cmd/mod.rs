@@ -15,6 +15,7 @@ pub mod search;
 pub mod selfplay;
 pub mod serve;
 pub mod show;
+pub mod tournament;
 pub mod train;
 pub mod uci;
 pub mod verify;

@@ -332,3 +332,57 @@ fn adjudication_ends_games_on_agreeing_scores_and_is_off_by_default() {
     let mean = |o: &junglezero::arena::play::MatchOutcome| o.games.iter().map(|g| g.moves.len()).sum::<usize>() as f64 / o.games.len() as f64;
     assert!(mean(&judged) < mean(&plain), "adjudicated games are shorter");
 }
+
+/// A round robin of three engines: standings and a crosstable; interrupted (its games file cut
+/// after five games and a torn line), the same command finishes it with the same results as an
+/// uninterrupted one; another tournament in the same folder is refused.
+#[test]
+fn a_tournament_resumes_where_it_stopped_and_ends_as_an_uninterrupted_one() {
+    let players = ["alphabeta:depth=1", "alphabeta:depth=2", "alphabeta:depth=3"];
+    let run = |dir: &std::path::Path| {
+        let mut args = vec!["tournament", "--games", "4", "--concurrency", "2", "--seed", "5", "--out", dir.to_str().unwrap(), "--players"];
+        args.extend(players);
+        junglezero(&args)
+    };
+    let whole = tmp("tournament-whole");
+    let o = run(&whole);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.starts_with("Rank Name") && out.contains("12 games; ratings anchored at alphabeta:depth=1 = 0"), "{out}");
+    // Three pairings of 4 games: each engine played 8, and the crosstable's cells add up.
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(whole.join("results.json")).unwrap()).unwrap();
+    let standings = results["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 3);
+    assert!(standings.iter().all(|s| s["games"] == 8), "{standings:?}");
+    let points: f64 = standings.iter().map(|s| s["points"].as_f64().unwrap()).sum();
+    assert_eq!(points, 12.0);
+    let cells = |r: &serde_json::Value| {
+        let mut v: Vec<(String, String, f64)> = r["crosstable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["player"].as_str().unwrap().to_string(), c["opponent"].as_str().unwrap().to_string(), c["points"].as_f64().unwrap()))
+            .collect();
+        v.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        v
+    };
+    assert_eq!(cells(&results).len(), 6);
+
+    let cut = tmp("tournament-cut");
+    assert!(run(&cut).status.success());
+    let games = std::fs::read_to_string(cut.join("games.jsonl")).unwrap();
+    let kept: Vec<&str> = games.lines().take(5).collect();
+    std::fs::write(cut.join("games.jsonl"), kept.join("\n") + "\n{\"a\":0,\"b\"").unwrap();
+    let o = run(&cut);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("resuming: 5 games already played"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(cut.join("games.jsonl")).unwrap().lines().count(), 12);
+    let resumed: serde_json::Value = serde_json::from_slice(&std::fs::read(cut.join("results.json")).unwrap()).unwrap();
+    assert_eq!(cells(&resumed), cells(&results));
+
+    let o = junglezero(&["tournament", "--games", "2", "--out", cut.to_str().unwrap(), "--players", "random", "alphabeta:depth=1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds another tournament"), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&whole).unwrap();
+    std::fs::remove_dir_all(&cut).unwrap();
+}

@@ -1,0 +1,232 @@
+//! `junglezero tournament --players SPEC SPEC SPEC... [--games N] [--gauntlet] [--out DIR]`:
+//! every pairing (or the first player against each other one) plays a match as `arena` plays
+//! it; each finished game is appended to DIR/games.jsonl at once, so the same command on the
+//! same folder goes on where an interrupted tournament stopped. The end prints the standings
+//! (Bradley-Terry ratings with 95 % intervals, the first player at 0) and a crosstable, and
+//! writes both to DIR/results.json.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use junglezero::arena::bt::{PairResult, fit};
+use junglezero::arena::game::ArenaGame;
+use junglezero::arena::play::{MatchSettings, run_match_skipping};
+use junglezero::config::Config;
+use junglezero::entries::HouseGame;
+use junglezero::store::{self, caps};
+use serde::{Deserialize, Serialize};
+
+use super::progress::bar;
+use crate::cli::TournamentArgs;
+
+/// What DIR/tournament.json records, so that a resumed tournament is the same one.
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Plan {
+    game: String,
+    players: Vec<String>,
+    pairings: Vec<(usize, usize)>,
+    games: u32,
+    seed: u64,
+    opening_plies: usize,
+    rules: String,
+}
+
+/// One finished game, one line of DIR/games.jsonl.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+struct GameLine {
+    a: usize,
+    b: usize,
+    pair: usize,
+    a_first: bool,
+    a_points: f64,
+    reason: String,
+}
+
+pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
+    let config = super::load_config(&args.config)?;
+    junglezero::with_game!(args.game.unwrap_or(config.game), G => tournament::<G>(&args, &config))
+}
+
+fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::Result<()> {
+    let rules = G::rules_with(config, args.rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
+    let settings = config.players();
+    let mut factories = Vec::new();
+    for (i, spec) in args.players.iter().enumerate() {
+        factories.push(<G as ArenaGame>::factory(spec.clone(), &settings, &rules, None).with_context(|| format!("player {}", i + 1))?);
+    }
+    let names: Vec<String> = factories.iter().map(|f| f.name()).collect();
+    let n = names.len();
+    let pairings: Vec<(usize, usize)> =
+        if args.gauntlet { (1..n).map(|j| (0, j)).collect() } else { (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect() };
+    let plan = Plan {
+        game: G::NAME.name().into(),
+        players: names.clone(),
+        pairings: pairings.clone(),
+        games: args.games.div_ceil(2) * 2,
+        seed: args.seed,
+        opening_plies: config.arena.opening_plies,
+        rules: rules.to_string(),
+    };
+    let dir = &args.out;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut played = resume(dir, &plan)?;
+
+    let per_pairing = plan.games as usize;
+    let total = (pairings.len() * per_pairing) as u64;
+    let pb = bar(total, "games");
+    pb.set_position(played.len() as u64);
+    let mut log = std::fs::OpenOptions::new().append(true).create(true).open(dir.join("games.jsonl")).context("games.jsonl")?;
+    for &(a, b) in &pairings {
+        let done: HashSet<(usize, bool)> = played.iter().filter(|g| (g.a, g.b) == (a, b)).map(|g| (g.pair, g.a_first)).collect();
+        if done.len() >= per_pairing {
+            continue;
+        }
+        pb.set_message(format!("{} vs {}", names[a], names[b]));
+        let s = MatchSettings::<G> {
+            games: plan.games,
+            concurrency: args.concurrency.map_or_else(|| config.arena.workers(), |c| c as usize),
+            opening_plies: plan.opening_plies,
+            seed: args.seed,
+            rules: rules.clone(),
+            sprt: None,
+            max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
+            adjudication: config.arena.adjudication(),
+            time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
+        };
+        let mut write_error = None;
+        run_match_skipping(&*factories[a], &*factories[b], &s, &done, |g, _, _| {
+            let line = GameLine { a, b, pair: g.pair, a_first: g.a_red, a_points: g.a_points, reason: g.outcome.reason.name().into() };
+            let text = serde_json::to_string(&line).unwrap_or_default();
+            if let Err(e) = writeln!(log, "{text}").and_then(|_| log.flush()) {
+                write_error.get_or_insert(e);
+            }
+            played.push(line);
+            pb.inc(1);
+        })
+        .with_context(|| format!("{} vs {}", names[a], names[b]))?;
+        if let Some(e) = write_error {
+            return Err(anyhow::anyhow!("cannot append to {}: {e}", dir.join("games.jsonl").display()));
+        }
+    }
+    pb.finish_and_clear();
+    results(dir, &names, &played)
+}
+
+/// The games a folder already holds for `plan` (none for a new folder). A folder of another
+/// tournament is refused; a torn last line (a kill while it was written) is dropped.
+fn resume(dir: &Path, plan: &Plan) -> anyhow::Result<Vec<GameLine>> {
+    let plan_path = dir.join("tournament.json");
+    let games_path = dir.join("games.jsonl");
+    if plan_path.exists() {
+        let text = store::read_text_capped(&plan_path, caps::CONFIG, "tournament description").with_context(|| plan_path.display().to_string())?;
+        let old: Plan = serde_json::from_str(&text).with_context(|| format!("{} is not a tournament description", plan_path.display()))?;
+        if &old != plan {
+            anyhow::bail!("{} holds another tournament (other players, games, seed or rules); name a new --out to start one", dir.display());
+        }
+    } else {
+        if games_path.exists() {
+            anyhow::bail!("{} holds games.jsonl without tournament.json; name a new --out", dir.display());
+        }
+        store::write_atomic(&plan_path, serde_json::to_string_pretty(plan)?.as_bytes())?;
+    }
+    if !games_path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = store::read_text_capped(&games_path, caps::METRICS, "tournament games").with_context(|| games_path.display().to_string())?;
+    let mut games = Vec::new();
+    let mut torn = false;
+    for (i, line) in text.lines().enumerate() {
+        match serde_json::from_str::<GameLine>(line) {
+            Ok(g) if plan.pairings.contains(&(g.a, g.b)) => games.push(g),
+            _ if i + 1 == text.lines().count() => torn = true,
+            _ => anyhow::bail!("{} line {}: not a game of this tournament", games_path.display(), i + 1),
+        }
+    }
+    if torn {
+        let kept: String = games.iter().map(|g| serde_json::to_string(g).unwrap_or_default() + "\n").collect();
+        store::write_atomic(&games_path, kept.as_bytes())?;
+    }
+    if !games.is_empty() {
+        eprintln!("resuming: {} games already played", games.len());
+    }
+    Ok(games)
+}
+
+/// Prints and writes the standings and the crosstable.
+fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Result<()> {
+    let n = names.len();
+    // (points, games) of row against column.
+    let mut table = vec![vec![(0.0f64, 0u32); n]; n];
+    let mut wdl: BTreeMap<(usize, usize), [u32; 3]> = BTreeMap::new();
+    for g in games {
+        table[g.a][g.b].0 += g.a_points;
+        table[g.a][g.b].1 += 1;
+        table[g.b][g.a].0 += 1.0 - g.a_points;
+        table[g.b][g.a].1 += 1;
+        let k = if g.a_points == 1.0 {
+            0
+        } else if g.a_points == 0.0 {
+            2
+        } else {
+            1
+        };
+        wdl.entry((g.a, g.b)).or_default()[k] += 1;
+        wdl.entry((g.b, g.a)).or_default()[2 - k] += 1;
+    }
+    let pairs: Vec<PairResult> = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .filter(|&(i, j)| table[i][j].1 > 0)
+        .map(|(i, j)| PairResult { a: i, b: j, points: table[i][j].0, games: f64::from(table[i][j].1) })
+        .collect();
+    let ratings = fit(n, &pairs, 0);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| {
+        let r = |i: usize| ratings[i].map_or(f64::NEG_INFINITY, |r| r.elo);
+        r(y).total_cmp(&r(x))
+    });
+    let mut out = std::io::stdout().lock();
+    let width = names.iter().map(|s| s.len()).max().unwrap_or(4).max(4);
+    writeln!(out, "Rank {:<width$} {:>6} {:>6} {:>6} {:>6}", "Name", "Elo", "+/-", "Games", "Score")?;
+    let mut standings = Vec::new();
+    for (rank, &i) in order.iter().enumerate() {
+        let (points, played) = table[i].iter().fold((0.0, 0u32), |a, c| (a.0 + c.0, a.1 + c.1));
+        let score = if played > 0 { 100.0 * points / f64::from(played) } else { 0.0 };
+        let (elo, ci) = ratings[i].map_or(("-".to_string(), "-".to_string()), |r| (format!("{:+.0}", r.elo), format!("{:.0}", r.ci95)));
+        writeln!(out, "{:>4} {:<width$} {elo:>6} {ci:>6} {played:>6} {score:>5.1}%", rank + 1, names[i])?;
+        standings.push(serde_json::json!({ "rank": rank + 1, "player": names[i], "elo": ratings[i].map(|r| r.elo), "ci95": ratings[i].map(|r| r.ci95), "games": played, "points": points }));
+    }
+    writeln!(out)?;
+    // The crosstable: row's points against column (of games), as cutechess prints it.
+    let label = width + 4;
+    write!(out, "{:<label$}", "")?;
+    for j in &order {
+        write!(out, " {:>9}", format!("#{}", order.iter().position(|x| x == j).unwrap_or(0) + 1))?;
+    }
+    writeln!(out)?;
+    let mut cross = Vec::new();
+    for (r, &i) in order.iter().enumerate() {
+        write!(out, "{:<label$}", format!("#{} {}", r + 1, names[i]))?;
+        for &j in &order {
+            let (p, g) = table[i][j];
+            let cell = if i == j {
+                "-".to_string()
+            } else if g == 0 {
+                ".".to_string()
+            } else {
+                format!("{p}/{g}")
+            };
+            write!(out, " {cell:>9}")?;
+            if i != j && g > 0 {
+                let [w, d, l] = wdl.get(&(i, j)).copied().unwrap_or_default();
+                cross.push(serde_json::json!({ "player": names[i], "opponent": names[j], "points": p, "games": g, "wins": w, "draws": d, "losses": l }));
+            }
+        }
+        writeln!(out)?;
+    }
+    let json = serde_json::json!({ "standings": standings, "crosstable": cross, "anchor": names[0] });
+    store::write_atomic(&dir.join("results.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    writeln!(out, "\n{} games; ratings anchored at {} = 0; results in {}", games.len(), names[0], dir.join("results.json").display())?;
+    Ok(())
+}
