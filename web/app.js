@@ -3,7 +3,28 @@
 'use strict';
 
 const FILES = 'abcdefg';
-const GLYPH = { rat: '鼠', cat: '猫', dog: '狗', wolf: '狼', leopard: '豹', tiger: '虎', lion: '狮', elephant: '象' };
+const CHINESE = { rat: '鼠', cat: '猫', dog: '狗', wolf: '狼', leopard: '豹', tiger: '虎', lion: '狮', elephant: '象' };
+const LATIN = { rat: 'Rt', cat: 'Ct', dog: 'Dg', wolf: 'Wf', leopard: 'Lp', tiger: 'Tg', lion: 'Ln', elephant: 'El' };
+
+// Whether this browser has a font for the Chinese names: a machine without one draws every
+// character as the same empty box, so two different characters come out alike. Without one,
+// pieces carry Latin abbreviations and the traps and dens their names (class `latin`).
+function drawsChinese() {
+  const c = document.createElement('canvas');
+  c.width = 40;
+  c.height = 40;
+  const g = c.getContext('2d');
+  if (!g) return true;
+  const ink = (ch) => {
+    g.clearRect(0, 0, 40, 40);
+    g.font = '32px ' + getComputedStyle(document.body).fontFamily;
+    g.fillText(ch, 2, 34);
+    return g.getImageData(0, 0, 40, 40).data.join(',');
+  };
+  return ink('鼠') !== ink('象');
+}
+const GLYPH = drawsChinese() ? CHINESE : LATIN;
+if (GLYPH === LATIN) document.body.classList.add('latin');
 const WATER = new Set(['b4', 'c4', 'b5', 'c5', 'b6', 'c6', 'e4', 'f4', 'e5', 'f5', 'e6', 'f6']);
 const TRAPS = new Set(['c1', 'e1', 'd2', 'c9', 'e9', 'd8']);
 const DENS = new Set(['d1', 'd9']);
