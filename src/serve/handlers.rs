@@ -102,7 +102,16 @@ pub struct EngineRequest {
     pub depth: Option<u32>,
     #[serde(default)]
     pub movetime: Option<u64>,
-    pub session: String,
+    /// The page's session: a new search of a session stops its previous one (none: the
+    /// request is a session of its own).
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+/// The session a search runs under: the one named, or a new one of its own.
+fn session_of(named: Option<&str>) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    named.map_or_else(|| format!("request-{}", NEXT.fetch_add(1, Ordering::Relaxed)), str::to_string)
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -128,7 +137,7 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
         EngineName::Network => Some(network(&st, board.name())?),
         EngineName::Alphabeta => None,
     };
-    let guard = st.start_search(&req.session).await?;
+    let guard = st.start_search(&session_of(req.session.as_deref())).await?;
     let st2 = st.clone();
     let mut position = req.position;
     let _stop_if_dropped = super::StopOnDrop(guard.stop.clone());
@@ -182,7 +191,8 @@ pub struct AnalyseQuery {
     pub movetime: Option<u64>,
     #[serde(default)]
     pub engines: Option<String>,
-    pub session: String,
+    #[serde(default)]
+    pub session: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,7 +236,7 @@ pub async fn analyse(
     let budget = Budget { sims: q.sims, depth: q.depth, movetime: q.movetime };
     budget.check()?;
     let which = engines(q.engines.as_deref(), &st, q.game)?;
-    let guard = st.start_search(&q.session).await?;
+    let guard = st.start_search(&session_of(q.session.as_deref())).await?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Event>(32);
     let st2 = st.clone();
     std::thread::spawn(move || {
@@ -287,12 +297,17 @@ fn analyse_thread(
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StopRequest {
+    #[serde(default)]
     pub sessions: Vec<String>,
+    /// One session, as the other endpoints name it.
+    #[serde(default)]
+    pub session: Option<String>,
 }
 
 /// Stops the named sessions' searches (the page's Stop button); answers how many were running.
 pub async fn stop(State(st): AppState, body: Result<Json<StopRequest>, JsonRejection>) -> Result<Json<serde_json::Value>, ApiError> {
-    let req = body?.0;
+    let mut req = body?.0;
+    req.sessions.extend(req.session.take());
     if req.sessions.len() > 16 {
         return Err(ApiError::bad("at most 16 sessions a request"));
     }

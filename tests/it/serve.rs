@@ -254,7 +254,8 @@ async fn analysis_requests_are_checked_before_a_search_starts() {
     assert_error(s, &v, StatusCode::BAD_REQUEST, "oracle");
     let (s, v) = get(&app(true), "/api/analyse?session=a&moves=a3a9").await;
     assert_error(s, &v, StatusCode::BAD_REQUEST, "a3a9");
-    let (s, v) = get(&app(true), "/api/analyse?moves=a3a4").await;
+    // A session is optional, but one named must be a sane name.
+    let (s, v) = get(&app(true), "/api/analyse?moves=a3a4&session=a%20b").await;
     assert_error(s, &v, StatusCode::BAD_REQUEST, "session");
     let (s, v) = get(&app(true), "/api/analyse?session=a&sims=-3").await;
     assert_error(s, &v, StatusCode::BAD_REQUEST, "sims");
@@ -435,4 +436,20 @@ async fn the_flip_game_has_an_engine_and_an_analysis() {
     let best = ab["best"].as_str().unwrap();
     assert!(strings(&ev[0].1["legal"]).iter().any(|m| m == best), "{best}");
     assert_eq!(names.last(), Some(&"done"));
+}
+
+/// Sessions are optional (a request without one is a session of its own), and `/api/stop`
+/// takes `session` as the other endpoints write it, or a list.
+#[tokio::test]
+async fn sessions_are_optional_and_named_alike_everywhere() {
+    let app = app(false);
+    let (s, v) = post(&app, "/api/engine", serde_json::json!({ "position": { "fen": DEN_WIN_FEN }, "engine": "alphabeta", "depth": 3 })).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["move"], "d8d9");
+    let (s, v) = post(&app, "/api/stop", serde_json::json!({ "session": "nobody" })).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = post(&app, "/api/stop", serde_json::json!({ "sessions": ["a", "b"], "session": "c" })).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, _) = post(&app, "/api/stop", serde_json::json!({ "sessions": vec!["x"; 17] })).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
 }
