@@ -504,6 +504,10 @@ pub struct TournamentArgs {
     /// Seed of the random openings (each pairing's games start from the same openings).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Openings from a file instead: one a line (moves from the start, e.g. `a3a4 g7g6`) or
+    /// PGN; pair N of each pairing plays opening N, round and round.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
     /// Rule switches over the config's.
     #[arg(long)]
     pub rules: Option<String>,

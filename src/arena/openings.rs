@@ -118,3 +118,100 @@ mod tests {
         }
     }
 }
+
+/// Why an openings file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningsError {
+    #[error("opening {index} (line {line}): '{text}' is not a legal move there")]
+    Illegal { index: usize, line: usize, text: String },
+    #[error("opening {index} (line {line}): the game is over after it")]
+    Finished { index: usize, line: usize },
+    #[error("opening {index} (line {line}): it reaches a chance event; this game's openings come from its random deals, not a file")]
+    Chance { index: usize, line: usize },
+    #[error("the file holds no opening")]
+    Empty,
+}
+
+/// Openings from a text: one opening a line (moves from the start, as the protocol writes them),
+/// or PGN (games after `[Tag "..."]` headers; move numbers, comments in braces and results are
+/// skipped). Lines starting with `#` are comments. Each opening gets a deal drawn from `seed`.
+pub fn openings_from_text<G: MatchGame>(text: &str, rules: &G::Rules, seed: u64) -> Result<Vec<Opening<G>>, OpeningsError> {
+    let pgn = text.lines().any(|l| l.trim_start().starts_with('['));
+    // (first line, move texts) of each opening.
+    let mut lines: Vec<(usize, String)> = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('#') || l.starts_with('[') {
+            if pgn && l.starts_with('[') {
+                lines.extend(current.take());
+            }
+            continue;
+        }
+        match (&mut current, pgn) {
+            (Some((_, body)), true) => {
+                body.push(' ');
+                body.push_str(l);
+            }
+            _ => {
+                lines.extend(current.take());
+                current = Some((i + 1, l.to_string()));
+            }
+        }
+    }
+    lines.extend(current);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(lines.len());
+    for (index, (line, body)) in lines.iter().enumerate() {
+        let index = index + 1;
+        let deal = G::random_deal(rules, &mut rng);
+        let mut g = G::match_start(rules);
+        let mut moves = Vec::new();
+        let body = strip_braces(body);
+        for token in body.split_whitespace() {
+            // Results, and move numbers ("1.", "12...", "1.a3a4").
+            if ["1-0", "0-1", "1/2-1/2", "*"].contains(&token) {
+                continue;
+            }
+            let token = token.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches('.');
+            if token.is_empty() {
+                continue;
+            }
+            if !matches!(g.turn(), Turn::Player(_)) {
+                return Err(if g.outcome().is_some() { OpeningsError::Finished { index, line: *line } } else { OpeningsError::Chance { index, line: *line } });
+            }
+            let Some(m) = g.legal_moves().iter().copied().find(|m| m.to_string() == token) else {
+                return Err(OpeningsError::Illegal { index, line: *line, text: crate::check::clip(token) });
+            };
+            g.play_unchecked(m);
+            moves.push(m);
+        }
+        match g.turn() {
+            Turn::Player(_) => out.push(Opening { deal, moves }),
+            Turn::Over(_) => return Err(OpeningsError::Finished { index, line: *line }),
+            Turn::Chance => return Err(OpeningsError::Chance { index, line: *line }),
+        }
+    }
+    if out.is_empty() {
+        return Err(OpeningsError::Empty);
+    }
+    Ok(out)
+}
+
+/// `text` without `{...}` comments.
+fn strip_braces(text: &str) -> String {
+    let mut depth = 0usize;
+    text.chars()
+        .filter(|&c| {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    return false;
+                }
+                _ => {}
+            }
+            depth == 0
+        })
+        .collect()
+}

@@ -264,21 +264,26 @@ pub fn run_match<G: MatchGame>(
     s: &MatchSettings<G>,
     on_game: impl FnMut(&PlayedGame<G>, &Tally, Option<f64>),
 ) -> Result<MatchOutcome<G>, MatchError> {
-    run_match_skipping(a, b, s, &std::collections::HashSet::new(), on_game)
+    run_match_skipping(a, b, s, None, &std::collections::HashSet::new(), on_game)
 }
 
-/// [`run_match`] without the games in `done` ((pair, A has the first seat)), which an
-/// interrupted match already played: the rest are played exactly as they would have been
-/// (same openings, same seats).
+/// [`run_match`] from the openings of `book` (pair N plays opening N, round and round; none:
+/// random openings as `s` says) without the games in `done` ((pair, A has the first seat)),
+/// which an interrupted match already played: the rest are played exactly as they would have
+/// been (same openings, same seats).
 pub fn run_match_skipping<G: MatchGame>(
     a: &dyn Contestants<G>,
     b: &dyn Contestants<G>,
     s: &MatchSettings<G>,
+    book: Option<&[Opening<G>]>,
     done: &std::collections::HashSet<(usize, bool)>,
     mut on_game: impl FnMut(&PlayedGame<G>, &Tally, Option<f64>),
 ) -> Result<MatchOutcome<G>, MatchError> {
     let pairs = s.games.div_ceil(2).max(1) as usize;
-    let openings = random_openings::<G>(&s.rules, s.opening_plies, pairs, s.seed);
+    let openings = match book {
+        Some(b) => b.to_vec(),
+        None => random_openings::<G>(&s.rules, s.opening_plies, pairs, s.seed),
+    };
     if openings.is_empty() {
         return Err(MatchError::NoOpening);
     }

@@ -30,6 +30,9 @@ struct Plan {
     games: u32,
     seed: u64,
     opening_plies: usize,
+    /// The openings file's bytes, hashed (none: random openings).
+    #[serde(default)]
+    openings: Option<String>,
     rules: String,
 }
 
@@ -57,6 +60,15 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
         factories.push(<G as ArenaGame>::factory(spec.clone(), &settings, &rules, None).with_context(|| format!("player {}", i + 1))?);
     }
     let names: Vec<String> = factories.iter().map(|f| f.name()).collect();
+    let (book, book_hash) = match &args.openings {
+        None => (None, None),
+        Some(path) => {
+            let text = store::read_text_capped(path, caps::TEXT, "openings file").with_context(|| path.display().to_string())?;
+            let book = junglezero::arena::openings::openings_from_text::<G>(&text, &rules, args.seed).with_context(|| path.display().to_string())?;
+            let hash = format!("crc32 {:08x}, {} openings", crc32fast::hash(text.as_bytes()), book.len());
+            (Some(book), Some(hash))
+        }
+    };
     let n = names.len();
     let pairings: Vec<(usize, usize)> =
         if args.gauntlet { (1..n).map(|j| (0, j)).collect() } else { (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect() };
@@ -67,6 +79,7 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
         games: args.games.div_ceil(2) * 2,
         seed: args.seed,
         opening_plies: config.arena.opening_plies,
+        openings: book_hash,
         rules: rules.to_string(),
     };
     let dir = &args.out;
@@ -96,7 +109,7 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
             time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
         };
         let mut write_error = None;
-        run_match_skipping(&*factories[a], &*factories[b], &s, &done, |g, _, _| {
+        run_match_skipping(&*factories[a], &*factories[b], &s, book.as_deref(), &done, |g, _, _| {
             let line = GameLine { a, b, pair: g.pair, a_first: g.a_red, a_points: g.a_points, reason: g.outcome.reason.name().into() };
             let text = serde_json::to_string(&line).unwrap_or_default();
             if let Err(e) = writeln!(log, "{text}").and_then(|_| log.flush()) {

@@ -386,3 +386,56 @@ fn a_tournament_resumes_where_it_stopped_and_ends_as_an_uninterrupted_one() {
     std::fs::remove_dir_all(&whole).unwrap();
     std::fs::remove_dir_all(&cut).unwrap();
 }
+
+#[test]
+fn openings_come_from_a_file_of_lines_or_pgn_and_bad_ones_are_named() {
+    use junglezero::arena::openings::openings_from_text;
+    let rules = Rules::default();
+    let lines = "# two openings\na3a4 g7g6\n\n1. a3a4 2. a7a6 b2b1\n";
+    let book = openings_from_text::<JungleGame>(lines, &rules, 1).unwrap();
+    let texts: Vec<Vec<String>> = book.iter().map(|o| o.moves.iter().map(|m| m.to_string()).collect()).collect();
+    assert_eq!(texts, vec![vec!["a3a4", "g7g6"], vec!["a3a4", "a7a6", "b2b1"]]);
+    let pgn = "[Event \"x\"]\n[Result \"*\"]\n\n1. a3a4 {a comment} g7g6\n2. b2b1 *\n\n[Event \"y\"]\n\n1. g3g4 1-0\n";
+    let book = openings_from_text::<JungleGame>(pgn, &rules, 1).unwrap();
+    let texts: Vec<Vec<String>> = book.iter().map(|o| o.moves.iter().map(|m| m.to_string()).collect()).collect();
+    assert_eq!(texts, vec![vec!["a3a4", "g7g6", "b2b1"], vec!["g3g4"]]);
+    let e = openings_from_text::<JungleGame>("a3a4\na3a9\n", &rules, 1).unwrap_err().to_string();
+    assert!(e.contains("opening 2 (line 2)") && e.contains("a3a9"), "{e}");
+    assert!(openings_from_text::<JungleGame>("# nothing\n", &rules, 1).is_err());
+    let e = openings_from_text::<junglezero::flip::FlipGame>("f:b3\n", &junglezero::flip::FlipRules::default(), 1).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("chance"), "{e}");
+
+    // Through the tournament: a book of two openings is played; a bad book is one line.
+    let dir = tmp("tournament-book");
+    std::fs::write(dir.join("book.txt"), lines).unwrap();
+    let out = dir.join("t");
+    let o = junglezero(&[
+        "tournament",
+        "--games",
+        "4",
+        "--openings",
+        dir.join("book.txt").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--players",
+        "alphabeta:depth=1",
+        "alphabeta:depth=2",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(out.join("games.jsonl")).unwrap().lines().count(), 4);
+    std::fs::write(dir.join("bad.txt"), "a3a4 a3a9\n").unwrap();
+    let o = junglezero(&[
+        "tournament",
+        "--openings",
+        dir.join("bad.txt").to_str().unwrap(),
+        "--out",
+        dir.join("u").to_str().unwrap(),
+        "--players",
+        "random",
+        "random",
+    ]);
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.lines().count() == 1 && e.contains("a3a9"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
