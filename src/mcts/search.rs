@@ -192,14 +192,20 @@ impl<G: Encode> Search<G> {
         if self.depth_count == 0 { (0.0, 0) } else { (self.depth_sum as f32 / self.depth_count as f32, self.depth_max) }
     }
 
+    /// +1 when the first player is to move at the root, -1 for the second (values are kept from
+    /// the first player's view); +1 at a chance root.
+    fn root_sign(&self) -> f32 {
+        match self.root_state.turn() {
+            Turn::Player(p) => sign(player_index(p)),
+            _ => 1.0,
+        }
+    }
+
     /// The `k` most visited root moves, most visited first: each with its visits, its mean
     /// value for the root's player and its line (the move, then the most-visited replies; at
     /// most `max` moves).
     pub fn lines(&self, k: usize, max: usize) -> Vec<(u32, f32, Vec<G::Move>)> {
-        let s = match self.root_state.turn() {
-            Turn::Player(p) => sign(player_index(p)),
-            _ => 1.0,
-        };
+        let s = self.root_sign();
         let mut children: Vec<usize> = self.tree.root().children().filter(|&c| self.tree.nodes[c].visits > 0).collect();
         children.sort_by(|&a, &b| most_visited(&self.tree.nodes[b], &self.tree.nodes[a]));
         children.truncate(k);
@@ -234,10 +240,7 @@ impl<G: Encode> Search<G> {
 
     /// (move, visits, prior, mean value for the root's player) of each root child.
     pub fn root_children(&self) -> impl Iterator<Item = (G::Move, u32, f32, f32)> + '_ {
-        let s = match self.root_state.turn() {
-            Turn::Player(p) => sign(player_index(p)),
-            _ => 1.0,
-        };
+        let s = self.root_sign();
         let r = self.tree.root();
         self.tree.nodes[r.children()].iter().map(move |c| (c.mv, c.visits, c.prior, c.mean() * s))
     }
