@@ -420,6 +420,15 @@ pub struct ArenaArgs {
     /// Seed of the opening suite.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Openings from a file instead of random ones: one a line (moves from the start, e.g.
+    /// `a3a4 g7g6`, or a FEN, optionally followed by `moves ...`) or PGN (a `[FEN]` tag sets the
+    /// game's start); pair N plays opening N, round and round.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// The match's journal: every finished game is appended to FILE as it ends, and the same
+    /// command with the same FILE plays only the games it does not hold yet.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
     /// Rule switches over the config's [rules] (the flip game: over its [flip_rules]).
     #[arg(long)]
     pub rules: Option<String>,
@@ -504,8 +513,9 @@ pub struct TournamentArgs {
     /// Seed of the random openings (each pairing's games start from the same openings).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Openings from a file instead: one a line (moves from the start, e.g. `a3a4 g7g6`) or
-    /// PGN; pair N of each pairing plays opening N, round and round.
+    /// Openings from a file instead: one a line (moves from the start, e.g. `a3a4 g7g6`, or a
+    /// FEN, optionally followed by `moves ...`) or PGN; pair N of each pairing plays opening N,
+    /// round and round.
     #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
     /// Rule switches over the config's.

@@ -28,6 +28,9 @@ pub trait MatchGame: Game {
     /// The start position under `rules`.
     fn match_start(rules: &Self::Rules) -> Self;
 
+    /// A position written as the game writes positions (an opening's root), or why not.
+    fn match_root(text: &str, rules: &Self::Rules) -> Result<Self, String>;
+
     /// A random deal for a game under `rules`.
     fn random_deal(rules: &Self::Rules, rng: &mut ChaCha8Rng) -> Self::Deal;
 

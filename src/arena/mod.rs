@@ -9,6 +9,7 @@ pub mod external;
 pub mod game;
 pub mod gate;
 pub mod gate_curve;
+pub mod journal;
 pub mod openings;
 pub mod pgn;
 pub mod play;

@@ -7,22 +7,24 @@ use rand_chacha::ChaCha8Rng;
 use super::game::{MatchGame, resolve_chance};
 use crate::game::Turn;
 
-/// An opening: nature's deal and the moves played from the start (nature's draws included).
+/// An opening: nature's deal and the moves played from its root (nature's draws included);
+/// the root is the start position unless the opening names another (a FEN and its game).
 #[derive(Debug)]
 pub struct Opening<G: MatchGame> {
     pub deal: G::Deal,
     pub moves: Vec<G::Move>,
+    pub root: Option<(String, G)>,
 }
 
 impl<G: MatchGame> Clone for Opening<G> {
     fn clone(&self) -> Self {
-        Opening { deal: self.deal.clone(), moves: self.moves.clone() }
+        Opening { deal: self.deal.clone(), moves: self.moves.clone(), root: self.root.clone() }
     }
 }
 
 impl<G: MatchGame> PartialEq for Opening<G> {
     fn eq(&self, o: &Self) -> bool {
-        self.deal == o.deal && self.moves == o.moves
+        self.deal == o.deal && self.moves == o.moves && self.root.as_ref().map(|r| &r.0) == o.root.as_ref().map(|r| &r.0)
     }
 }
 
@@ -67,7 +69,7 @@ pub fn random_openings<G: MatchGame>(rules: &G::Rules, plies: usize, count: usiz
             continue;
         }
         if seen.insert((g.opening_key(), deal.clone())) {
-            out.push(Opening { deal, moves });
+            out.push(Opening { deal, moves, root: None });
         }
     }
     out
@@ -75,7 +77,7 @@ pub fn random_openings<G: MatchGame>(rules: &G::Rules, plies: usize, count: usiz
 
 /// The game after an opening.
 pub fn start_game<G: MatchGame>(rules: &G::Rules, opening: &Opening<G>) -> G {
-    let mut g = G::match_start(rules);
+    let mut g = opening.root.as_ref().map_or_else(|| G::match_start(rules), |r| r.1.clone());
     for &m in &opening.moves {
         g.play_unchecked(m);
     }
@@ -128,44 +130,65 @@ pub enum OpeningsError {
     Finished { index: usize, line: usize },
     #[error("opening {index} (line {line}): it reaches a chance event; this game's openings come from its random deals, not a file")]
     Chance { index: usize, line: usize },
+    #[error("opening {index} (line {line}): bad position: {why}")]
+    Root { index: usize, line: usize, why: String },
     #[error("the file holds no opening")]
     Empty,
 }
 
-/// Openings from a text: one opening a line (moves from the start, as the protocol writes them),
-/// or PGN (games after `[Tag "..."]` headers; move numbers, comments in braces and results are
-/// skipped). Lines starting with `#` are comments. Each opening gets a deal drawn from `seed`.
+/// Openings from a text: one opening a line (moves from the start, as the protocol writes
+/// them, or a position in the game's FEN, optionally followed by `moves` and moves from it),
+/// or PGN (games after `[Tag "..."]` headers, from the `[FEN "..."]` tag's position when there
+/// is one; move numbers, comments in braces and results are skipped). Lines starting with `#`
+/// are comments. Each opening gets a deal drawn from `seed`.
 pub fn openings_from_text<G: MatchGame>(text: &str, rules: &G::Rules, seed: u64) -> Result<Vec<Opening<G>>, OpeningsError> {
     let pgn = text.lines().any(|l| l.trim_start().starts_with('['));
-    // (first line, move texts) of each opening.
-    let mut lines: Vec<(usize, String)> = Vec::new();
-    let mut current: Option<(usize, String)> = None;
+    // (first line, root FEN, move texts) of each opening.
+    let mut lines: Vec<(usize, Option<String>, String)> = Vec::new();
+    let mut current: Option<(usize, Option<String>, String)> = None;
+    // A PGN game's FEN tag, for the moves that follow the tags.
+    let mut tag_root: Option<String> = None;
     for (i, raw) in text.lines().enumerate() {
         let l = raw.trim();
         if l.is_empty() || l.starts_with('#') || l.starts_with('[') {
             if pgn && l.starts_with('[') {
                 lines.extend(current.take());
+                if let Some(v) = l.strip_prefix("[FEN \"").and_then(|r| r.strip_suffix("\"]")) {
+                    tag_root = Some(v.to_string());
+                }
             }
             continue;
         }
         match (&mut current, pgn) {
-            (Some((_, body)), true) => {
+            (Some((_, _, body)), true) => {
                 body.push(' ');
                 body.push_str(l);
             }
             _ => {
                 lines.extend(current.take());
-                current = Some((i + 1, l.to_string()));
+                current = Some(if pgn {
+                    (i + 1, tag_root.take(), l.to_string())
+                } else if l.split_whitespace().next().is_some_and(|t| t.contains('/')) {
+                    // A FEN, then `moves ...` if any.
+                    let (fen, moves) = l.split_once(" moves ").map_or((l, ""), |(f, m)| (f, m));
+                    (i + 1, Some(fen.trim().to_string()), moves.to_string())
+                } else {
+                    (i + 1, None, l.to_string())
+                });
             }
         }
     }
     lines.extend(current);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::with_capacity(lines.len());
-    for (index, (line, body)) in lines.iter().enumerate() {
-        let index = index + 1;
+    for (index, (line, root, body)) in lines.iter().enumerate() {
+        let (index, line) = (index + 1, *line);
         let deal = G::random_deal(rules, &mut rng);
-        let mut g = G::match_start(rules);
+        let root = match root {
+            None => None,
+            Some(text) => Some((text.clone(), G::match_root(text, rules).map_err(|why| OpeningsError::Root { index, line, why: crate::check::clip(&why) })?)),
+        };
+        let mut g = root.as_ref().map_or_else(|| G::match_start(rules), |r| r.1.clone());
         let mut moves = Vec::new();
         let body = strip_braces(body);
         for token in body.split_whitespace() {
@@ -178,18 +201,18 @@ pub fn openings_from_text<G: MatchGame>(text: &str, rules: &G::Rules, seed: u64)
                 continue;
             }
             if !matches!(g.turn(), Turn::Player(_)) {
-                return Err(if g.outcome().is_some() { OpeningsError::Finished { index, line: *line } } else { OpeningsError::Chance { index, line: *line } });
+                return Err(if g.outcome().is_some() { OpeningsError::Finished { index, line } } else { OpeningsError::Chance { index, line } });
             }
             let Some(m) = g.legal_moves().iter().copied().find(|m| m.to_string() == token) else {
-                return Err(OpeningsError::Illegal { index, line: *line, text: crate::check::clip(token) });
+                return Err(OpeningsError::Illegal { index, line, text: crate::check::clip(token) });
             };
             g.play_unchecked(m);
             moves.push(m);
         }
         match g.turn() {
-            Turn::Player(_) => out.push(Opening { deal, moves }),
-            Turn::Over(_) => return Err(OpeningsError::Finished { index, line: *line }),
-            Turn::Chance => return Err(OpeningsError::Chance { index, line: *line }),
+            Turn::Player(_) => out.push(Opening { deal, moves, root }),
+            Turn::Over(_) => return Err(OpeningsError::Finished { index, line }),
+            Turn::Chance => return Err(OpeningsError::Chance { index, line }),
         }
     }
     if out.is_empty() {

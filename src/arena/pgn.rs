@@ -1,7 +1,8 @@
 //! PGN-style game records for matches (`--games-out`).
 //!
 //! Standard seven-tag roster (White = Red, the first player; Black = Blue) plus
-//! `[Variant "jungle"]`, `[FEN]` (the start position; the opening's moves are part of the game),
+//! `[Variant "jungle"]`, `[FEN]` (the position the game started from: the start, or an opening file's position; the
+//! opening's moves are part of the game),
 //! `[Rules]` (the switches that differ from the standard rules), `[Termination]` (the reason
 //! the game ended: den, annihilation, no-moves, no-capture-limit, repetition, move-cap,
 //! resignation, forfeit) and `[OpeningPlies]`.
@@ -32,7 +33,7 @@ pub fn game_pgn(g: &PlayedGame, round: usize, a: &str, b: &str, rules: &Rules, d
     let _ = writeln!(s, "[Black \"{blue}\"]");
     let _ = writeln!(s, "[Result \"{result}\"]");
     let _ = writeln!(s, "[Variant \"jungle\"]");
-    let _ = writeln!(s, "[FEN \"{}\"]", fen(&Position::start()));
+    let _ = writeln!(s, "[FEN \"{}\"]", g.root.clone().unwrap_or_else(|| fen(&Position::start())));
     let _ = writeln!(s, "[SetUp \"1\"]");
     let _ = writeln!(s, "[Rules \"{rules}\"]");
     let _ = writeln!(s, "[Termination \"{}\"]", g.outcome.reason);

@@ -58,6 +58,8 @@ pub struct PlayedGame<G: MatchGame = JungleGame> {
     pub a_points: f64,
     /// Set when the game ended by a forfeit.
     pub forfeit: Option<Forfeit>,
+    /// The position the game started from, when not the start (an opening from a file).
+    pub root: Option<String>,
 }
 
 impl<G: MatchGame> PlayedGame<G> {
@@ -69,7 +71,7 @@ impl<G: MatchGame> PlayedGame<G> {
             Some(w) if w == a_seat => 1.0,
             Some(_) => 0.0,
         };
-        PlayedGame { pair, a_red, opening_plies, moves, outcome, a_points, forfeit: None }
+        PlayedGame { pair, a_red, opening_plies, moves, outcome, a_points, forfeit: None, root: None }
     }
 }
 
@@ -219,7 +221,7 @@ pub fn play_game<G: MatchGame>(
         forfeit = Some(Forfeit { by_a: mover == a_seat, cause });
         break Outcome::win(mover.other(), Reason::Forfeit);
     };
-    PlayedGame { forfeit, ..PlayedGame::new(pair, a_red, opening.len(), moves, outcome) }
+    PlayedGame { forfeit, root: opening.root.as_ref().map(|r| r.0.clone()), ..PlayedGame::new(pair, a_red, opening.len(), moves, outcome) }
 }
 
 /// Why a match stopped before its end.
@@ -264,19 +266,20 @@ pub fn run_match<G: MatchGame>(
     s: &MatchSettings<G>,
     on_game: impl FnMut(&PlayedGame<G>, &Tally, Option<f64>),
 ) -> Result<MatchOutcome<G>, MatchError> {
-    run_match_skipping(a, b, s, None, &std::collections::HashSet::new(), on_game)
+    run_match_skipping(a, b, s, None, Vec::new(), on_game)
 }
 
 /// [`run_match`] from the openings of `book` (pair N plays opening N, round and round; none:
-/// random openings as `s` says) without the games in `done` ((pair, A has the first seat)),
-/// which an interrupted match already played: the rest are played exactly as they would have
-/// been (same openings, same seats).
+/// random openings as `s` says) after the games of `resumed`, which an interrupted match
+/// already played: they count in the tally (and the sequential test) first, without
+/// `on_game`, and the rest are played exactly as they would have been (same openings, same
+/// seats).
 pub fn run_match_skipping<G: MatchGame>(
     a: &dyn Contestants<G>,
     b: &dyn Contestants<G>,
     s: &MatchSettings<G>,
     book: Option<&[Opening<G>]>,
-    done: &std::collections::HashSet<(usize, bool)>,
+    resumed: Vec<PlayedGame<G>>,
     mut on_game: impl FnMut(&PlayedGame<G>, &Tally, Option<f64>),
 ) -> Result<MatchOutcome<G>, MatchError> {
     let pairs = s.games.div_ceil(2).max(1) as usize;
@@ -287,16 +290,21 @@ pub fn run_match_skipping<G: MatchGame>(
     if openings.is_empty() {
         return Err(MatchError::NoOpening);
     }
+    let done: std::collections::HashSet<(usize, bool)> = resumed.iter().map(|g| (g.pair, g.a_red)).collect();
+    let mut out = MatchOutcome { openings: openings.len(), ..MatchOutcome::default() };
+    let mut book = PairBook::default();
+    let mut decided = false;
+    for g in resumed {
+        decided = out.record(&mut book, g, s.sprt, &mut |_, _, _| {});
+    }
     let jobs: Vec<(usize, bool)> = (0..pairs).flat_map(|p| [(p, true), (p, false)]).filter(|j| !done.contains(j)).collect();
-    if jobs.is_empty() {
-        return Ok(MatchOutcome { openings: openings.len(), ..MatchOutcome::default() });
+    if jobs.is_empty() || decided {
+        return Ok(out);
     }
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<Result<PlayedGame<G>, MatchError>>();
     let workers = s.concurrency.max(1).min(jobs.len());
-    let mut out = MatchOutcome { openings: openings.len(), ..MatchOutcome::default() };
-    let mut book = PairBook::default();
     let watch = ForfeitWatch { in_a_row: [AtomicUsize::new(0), AtomicUsize::new(0)], limit: s.max_consecutive_forfeits };
     let (name_a, name_b) = (a.name(), b.name());
     std::thread::scope(|scope| {
@@ -412,7 +420,14 @@ mod tests {
         // Three 40 ms moves fit in 0.1 s + 0.01 s a move; the fourth does not.
         let mut slow = contestant(Box::new(Sleeper { nap: Duration::from_millis(40), seen: seen.clone() }), "0.1+0.01");
         let mut fast = contestant(Box::new(RandomPlayer::new(1)), "0/60");
-        let g = play_game(&mut slow, &mut fast, &game_settings(Rules::default(), Duration::from_millis(5)), &Opening { deal: (), moves: vec![] }, true, 0);
+        let g = play_game(
+            &mut slow,
+            &mut fast,
+            &game_settings(Rules::default(), Duration::from_millis(5)),
+            &Opening { deal: (), moves: vec![], root: None },
+            true,
+            0,
+        );
         assert_eq!(g.outcome, Outcome::win(Side::Blue.player(), Reason::Time));
         assert_eq!(g.a_points, 0.0);
         assert!(g.forfeit.is_none());
@@ -438,7 +453,7 @@ mod tests {
             &mut untimed,
             &mut fast,
             &game_settings(Rules { max_plies: 30, ..Rules::default() }, Duration::ZERO),
-            &Opening { deal: (), moves: vec![] },
+            &Opening { deal: (), moves: vec![], root: None },
             false,
             0,
         );

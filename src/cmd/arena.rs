@@ -5,7 +5,8 @@ use std::io::Write;
 use anyhow::Context;
 use junglezero::arena::batched::{NetworkSearch, run_network_match};
 use junglezero::arena::game::{ArenaGame, MatchGame};
-use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match};
+use junglezero::arena::journal::{GameLine, Journal, Plan};
+use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match_skipping};
 use junglezero::arena::spec::PlayerSpec;
 use junglezero::arena::{forfeit_line, summary, summary_json};
 use junglezero::config::Config;
@@ -37,27 +38,69 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
     let fb = <G as ArenaGame>::factory(args.b.clone(), &players, &rules, None).context("player B")?;
     let (name_a, name_b) = (fa.name(), fb.name());
     let settings = settings::<G>(args, config, rules.clone());
+    let (book, book_hash) = super::tournament::read_openings::<G>(args.openings.as_deref(), &rules, args.seed)?;
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
     let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| show_progress(&pb, t, llr);
-    // Two networks with the same budget: batch their leaves across games.
+    // The games of an earlier run of the match (from its journal).
+    let mut resumed = Vec::new();
+    let mut earlier = std::collections::HashSet::new();
     let outcome: MatchOutcome<G> = match (&args.a, &args.b, fa.network(), fb.network()) {
+        // Two networks with the same budget, random openings and no journal: batch their
+        // leaves across games.
         (
             PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, reuse: None, tc: None, .. },
             PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, reuse: None, tc: None, .. },
             Some(na),
             Some(nb),
-        ) if sa == sb => {
+        ) if sa == sb && book.is_none() && args.log.is_none() => {
             let search = NetworkSearch { mcts: &config.mcts, sims: *sa, games_in_flight: 16 };
             run_network_match(&**na, &**nb, search, &settings, |_, t, llr| progress(t, llr))
         }
-        _ => run_match(&*fa, &*fb, &settings, |_, t, llr| progress(t, llr))?,
+        _ => {
+            let mut journal = None;
+            if let Some(path) = &args.log {
+                let plan = Plan {
+                    game: G::NAME.name().into(),
+                    players: vec![name_a.clone(), name_b.clone()],
+                    pairings: vec![(0, 1)],
+                    games: args.games.div_ceil(2) * 2,
+                    seed: args.seed,
+                    opening_plies: settings.opening_plies,
+                    openings: book_hash,
+                    rules: rules.to_string(),
+                };
+                let (j, lines) = Journal::open(path, &plan)?;
+                if !lines.is_empty() {
+                    eprintln!("resuming: {} games already played", lines.len());
+                    pb.set_position(lines.len() as u64);
+                }
+                resumed = lines.iter().map(|l| l.played::<G>(settings.opening_plies)).collect();
+                earlier = resumed.iter().map(|g| (g.pair, g.a_red)).collect();
+                journal = Some(j);
+            }
+            let mut write_error = None;
+            let outcome = run_match_skipping(&*fa, &*fb, &settings, book.as_deref(), resumed, |g, t, llr| {
+                if let Some(j) = journal.as_mut()
+                    && let Err(e) = j.append(&GameLine::of(0, 1, g))
+                {
+                    write_error.get_or_insert(e);
+                }
+                progress(t, llr)
+            })?;
+            if let Some(e) = write_error {
+                return Err(e);
+            }
+            outcome
+        }
     };
     pb.finish_and_clear();
     report(args, &outcome, &settings, &name_a, &name_b, &rules.to_string())?;
-    if let Some(path) = &args.games_out
-        && let Some(text) = G::games_text(&outcome.games, &name_a, &name_b, &rules)
-    {
-        write_output(path, text.as_bytes())?;
+    if let Some(path) = &args.games_out {
+        // A resumed match's earlier games are in its journal without their moves.
+        let played: Vec<_> = outcome.games.iter().filter(|g| !earlier.contains(&(g.pair, g.a_red))).cloned().collect();
+        if let Some(text) = G::games_text(&played, &name_a, &name_b, &rules) {
+            write_output(path, text.as_bytes())?;
+        }
     }
     Ok(())
 }

@@ -5,47 +5,22 @@
 //! (Bradley-Terry ratings with 95 % intervals, the first player at 0) and a crosstable, and
 //! writes both to DIR/results.json.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
 use junglezero::arena::bt::{PairResult, fit};
-use junglezero::arena::game::ArenaGame;
+use junglezero::arena::game::{ArenaGame, MatchGame};
+use junglezero::arena::journal::{GameLine, Journal, Plan};
+use junglezero::arena::openings::{Opening, openings_from_text};
 use junglezero::arena::play::{MatchSettings, run_match_skipping};
 use junglezero::config::Config;
 use junglezero::entries::HouseGame;
 use junglezero::store::{self, caps};
-use serde::{Deserialize, Serialize};
 
 use super::progress::bar;
 use crate::cli::TournamentArgs;
-
-/// What DIR/tournament.json records, so that a resumed tournament is the same one.
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-struct Plan {
-    game: String,
-    players: Vec<String>,
-    pairings: Vec<(usize, usize)>,
-    games: u32,
-    seed: u64,
-    opening_plies: usize,
-    /// The openings file's bytes, hashed (none: random openings).
-    #[serde(default)]
-    openings: Option<String>,
-    rules: String,
-}
-
-/// One finished game, one line of DIR/games.jsonl.
-#[derive(Serialize, Deserialize, Clone, Debug)]
-struct GameLine {
-    a: usize,
-    b: usize,
-    pair: usize,
-    a_first: bool,
-    a_points: f64,
-    reason: String,
-}
 
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -60,15 +35,7 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
         factories.push(<G as ArenaGame>::factory(spec.clone(), &settings, &rules, None).with_context(|| format!("player {}", i + 1))?);
     }
     let names: Vec<String> = factories.iter().map(|f| f.name()).collect();
-    let (book, book_hash) = match &args.openings {
-        None => (None, None),
-        Some(path) => {
-            let text = store::read_text_capped(path, caps::TEXT, "openings file").with_context(|| path.display().to_string())?;
-            let book = junglezero::arena::openings::openings_from_text::<G>(&text, &rules, args.seed).with_context(|| path.display().to_string())?;
-            let hash = format!("crc32 {:08x}, {} openings", crc32fast::hash(text.as_bytes()), book.len());
-            (Some(book), Some(hash))
-        }
-    };
+    let (book, book_hash) = read_openings::<G>(args.openings.as_deref(), &rules, args.seed)?;
     let n = names.len();
     let pairings: Vec<(usize, usize)> =
         if args.gauntlet { (1..n).map(|j| (0, j)).collect() } else { (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect() };
@@ -84,16 +51,18 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
     };
     let dir = &args.out;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut played = resume(dir, &plan)?;
+    let (mut journal, mut played) = Journal::open(&dir.join("games.jsonl"), &plan)?;
+    if !played.is_empty() {
+        eprintln!("resuming: {} games already played", played.len());
+    }
 
     let per_pairing = plan.games as usize;
     let total = (pairings.len() * per_pairing) as u64;
     let pb = bar(total, "games");
     pb.set_position(played.len() as u64);
-    let mut log = std::fs::OpenOptions::new().append(true).create(true).open(dir.join("games.jsonl")).context("games.jsonl")?;
     for &(a, b) in &pairings {
-        let done: HashSet<(usize, bool)> = played.iter().filter(|g| (g.a, g.b) == (a, b)).map(|g| (g.pair, g.a_first)).collect();
-        if done.len() >= per_pairing {
+        let resumed: Vec<_> = played.iter().filter(|g| (g.a, g.b) == (a, b)).map(|g| g.played::<G>(plan.opening_plies)).collect();
+        if resumed.len() >= per_pairing {
             continue;
         }
         pb.set_message(format!("{} vs {}", names[a], names[b]));
@@ -109,10 +78,9 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
             time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
         };
         let mut write_error = None;
-        run_match_skipping(&*factories[a], &*factories[b], &s, book.as_deref(), &done, |g, _, _| {
-            let line = GameLine { a, b, pair: g.pair, a_first: g.a_red, a_points: g.a_points, reason: g.outcome.reason.name().into() };
-            let text = serde_json::to_string(&line).unwrap_or_default();
-            if let Err(e) = writeln!(log, "{text}").and_then(|_| log.flush()) {
+        run_match_skipping(&*factories[a], &*factories[b], &s, book.as_deref(), resumed, |g, _, _| {
+            let line = GameLine::of(a, b, g);
+            if let Err(e) = journal.append(&line) {
                 write_error.get_or_insert(e);
             }
             played.push(line);
@@ -120,51 +88,24 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
         })
         .with_context(|| format!("{} vs {}", names[a], names[b]))?;
         if let Some(e) = write_error {
-            return Err(anyhow::anyhow!("cannot append to {}: {e}", dir.join("games.jsonl").display()));
+            return Err(e);
         }
     }
     pb.finish_and_clear();
     results(dir, &names, &played)
 }
 
-/// The games a folder already holds for `plan` (none for a new folder). A folder of another
-/// tournament is refused; a torn last line (a kill while it was written) is dropped.
-fn resume(dir: &Path, plan: &Plan) -> anyhow::Result<Vec<GameLine>> {
-    let plan_path = dir.join("tournament.json");
-    let games_path = dir.join("games.jsonl");
-    if plan_path.exists() {
-        let text = store::read_text_capped(&plan_path, caps::CONFIG, "tournament description").with_context(|| plan_path.display().to_string())?;
-        let old: Plan = serde_json::from_str(&text).with_context(|| format!("{} is not a tournament description", plan_path.display()))?;
-        if &old != plan {
-            anyhow::bail!("{} holds another tournament (other players, games, seed or rules); name a new --out to start one", dir.display());
-        }
-    } else {
-        if games_path.exists() {
-            anyhow::bail!("{} holds games.jsonl without tournament.json; name a new --out", dir.display());
-        }
-        store::write_atomic(&plan_path, serde_json::to_string_pretty(plan)?.as_bytes())?;
-    }
-    if !games_path.exists() {
-        return Ok(Vec::new());
-    }
-    let text = store::read_text_capped(&games_path, caps::METRICS, "tournament games").with_context(|| games_path.display().to_string())?;
-    let mut games = Vec::new();
-    let mut torn = false;
-    for (i, line) in text.lines().enumerate() {
-        match serde_json::from_str::<GameLine>(line) {
-            Ok(g) if plan.pairings.contains(&(g.a, g.b)) => games.push(g),
-            _ if i + 1 == text.lines().count() => torn = true,
-            _ => anyhow::bail!("{} line {}: not a game of this tournament", games_path.display(), i + 1),
-        }
-    }
-    if torn {
-        let kept: String = games.iter().map(|g| serde_json::to_string(g).unwrap_or_default() + "\n").collect();
-        store::write_atomic(&games_path, kept.as_bytes())?;
-    }
-    if !games.is_empty() {
-        eprintln!("resuming: {} games already played", games.len());
-    }
-    Ok(games)
+/// The openings of `path` (none: random openings) and what a journal's plan records of them.
+pub fn read_openings<G: HouseGame>(
+    path: Option<&Path>,
+    rules: &<G as MatchGame>::Rules,
+    seed: u64,
+) -> anyhow::Result<(Option<Vec<Opening<G>>>, Option<String>)> {
+    let Some(path) = path else { return Ok((None, None)) };
+    let text = store::read_text_capped(path, caps::TEXT, "openings file").with_context(|| path.display().to_string())?;
+    let book = openings_from_text::<G>(&text, rules, seed).with_context(|| path.display().to_string())?;
+    let hash = format!("crc32 {:08x}, {} openings", crc32fast::hash(text.as_bytes()), book.len());
+    Ok((Some(book), Some(hash)))
 }
 
 /// Prints and writes the standings and the crosstable.

@@ -61,7 +61,7 @@ fn each_opening_is_played_with_both_colours_and_openings_differ() {
         assert_eq!(x.pair, y.pair);
         assert!(x.a_red != y.a_red, "colours swapped within a pair");
         assert_eq!(x.moves[..4], y.moves[..4], "same opening within a pair");
-        let opening = Opening::<JungleGame> { deal: (), moves: x.moves[..4].to_vec() };
+        let opening = Opening::<JungleGame> { deal: (), moves: x.moves[..4].to_vec(), root: None };
         positions.insert(start_game(&s.rules, &opening).position().hash());
     }
     assert_eq!(positions.len(), 8, "distinct openings across pairs");
@@ -371,18 +371,19 @@ fn a_tournament_resumes_where_it_stopped_and_ends_as_an_uninterrupted_one() {
     let cut = tmp("tournament-cut");
     assert!(run(&cut).status.success());
     let games = std::fs::read_to_string(cut.join("games.jsonl")).unwrap();
-    let kept: Vec<&str> = games.lines().take(5).collect();
+    // The description, then five games.
+    let kept: Vec<&str> = games.lines().take(6).collect();
     std::fs::write(cut.join("games.jsonl"), kept.join("\n") + "\n{\"a\":0,\"b\"").unwrap();
     let o = run(&cut);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("resuming: 5 games already played"), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(std::fs::read_to_string(cut.join("games.jsonl")).unwrap().lines().count(), 12);
+    assert_eq!(std::fs::read_to_string(cut.join("games.jsonl")).unwrap().lines().count(), 13);
     let resumed: serde_json::Value = serde_json::from_slice(&std::fs::read(cut.join("results.json")).unwrap()).unwrap();
     assert_eq!(cells(&resumed), cells(&results));
 
     let o = junglezero(&["tournament", "--games", "2", "--out", cut.to_str().unwrap(), "--players", "random", "alphabeta:depth=1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("holds another tournament"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds another match"), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::remove_dir_all(&whole).unwrap();
     std::fs::remove_dir_all(&cut).unwrap();
 }
@@ -404,6 +405,21 @@ fn openings_come_from_a_file_of_lines_or_pgn_and_bad_ones_are_named() {
     assert!(openings_from_text::<JungleGame>("# nothing\n", &rules, 1).is_err());
     let e = openings_from_text::<junglezero::flip::FlipGame>("f:b3\n", &junglezero::flip::FlipRules::default(), 1).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("chance"), "{e}");
+    // Positions: a FEN line (with moves after it or not), and PGN's FEN tag.
+    let fen = "l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w";
+    let book = openings_from_text::<JungleGame>(&format!("{fen}\n{fen} moves a3a4\n"), &rules, 1).unwrap();
+    assert_eq!(book.len(), 2);
+    for o in &book {
+        assert_eq!(o.root.as_ref().map(|r| r.1.fen()), Some(JungleGame::from_fen(fen, rules).unwrap().fen()));
+    }
+    assert_eq!(book[1].moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(), vec!["a3a4"]);
+    let tagged = format!("[Event \"x\"]\n[FEN \"{fen}\"]\n\n1. a3a4 *\n\n[Event \"y\"]\n\n1. a3a4 *\n");
+    let book = openings_from_text::<JungleGame>(&tagged, &rules, 1).unwrap();
+    assert!(book[0].root.is_some() && book[1].root.is_none(), "the tag is the first game's alone");
+    let e = openings_from_text::<JungleGame>("a3a4\nl5t/1d3c1 w\n", &rules, 1).unwrap_err().to_string();
+    assert!(e.contains("opening 2 (line 2): bad position"), "{e}");
+    let e = openings_from_text::<junglezero::flip::FlipGame>("x/y/z w\n", &junglezero::flip::FlipRules::default(), 1).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("not positions"), "{e}");
 
     // Through the tournament: a book of two openings is played; a bad book is one line.
     let dir = tmp("tournament-book");
@@ -422,7 +438,7 @@ fn openings_come_from_a_file_of_lines_or_pgn_and_bad_ones_are_named() {
         "alphabeta:depth=2",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(std::fs::read_to_string(out.join("games.jsonl")).unwrap().lines().count(), 4);
+    assert_eq!(std::fs::read_to_string(out.join("games.jsonl")).unwrap().lines().count(), 5);
     std::fs::write(dir.join("bad.txt"), "a3a4 a3a9\n").unwrap();
     let o = junglezero(&[
         "tournament",
@@ -437,5 +453,66 @@ fn openings_come_from_a_file_of_lines_or_pgn_and_bad_ones_are_named() {
     let e = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.lines().count() == 1 && e.contains("a3a9"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `arena --log`: interrupted (its journal cut after three games and a torn line), the same
+/// command plays the rest and ends with the tally of an uninterrupted match; `--openings`
+/// plays the file's positions (FEN lines) and the PGN says where each game started.
+#[test]
+fn an_arena_match_resumes_from_its_journal_and_plays_openings_from_a_file() {
+    let dir = tmp("journal");
+    let fen = "l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w";
+    std::fs::write(dir.join("book.txt"), format!("{fen}\n{fen} moves a3a4\n")).unwrap();
+    let book = dir.join("book.txt");
+    let run = |log: &std::path::Path, json: &std::path::Path, pgn: &std::path::Path| {
+        junglezero(&[
+            "arena",
+            "--a",
+            "alphabeta:depth=2",
+            "--b",
+            "alphabeta:depth=1",
+            "--games",
+            "8",
+            "--concurrency",
+            "2",
+            "--openings",
+            book.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+            "--games-out",
+            pgn.to_str().unwrap(),
+        ])
+    };
+    let tally = |json: &std::path::Path| {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+        (v["wins"].as_u64().unwrap(), v["draws"].as_u64().unwrap(), v["losses"].as_u64().unwrap(), v["penta"].clone())
+    };
+    let o = run(&dir.join("whole.jsonl"), &dir.join("whole.json"), &dir.join("whole.pgn"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let whole = tally(&dir.join("whole.json"));
+    assert_eq!(whole.0 + whole.1 + whole.2, 8);
+    let pgn = std::fs::read_to_string(dir.join("whole.pgn")).unwrap();
+    assert_eq!(pgn.matches(&format!("[FEN \"{fen}")).count(), 8, "every game starts from the file's position");
+
+    let log = dir.join("cut.jsonl");
+    assert!(run(&log, &dir.join("first.json"), &dir.join("first.pgn")).status.success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().count(), 9, "the description and eight games");
+    let kept: Vec<&str> = text.lines().take(4).collect();
+    std::fs::write(&log, kept.join("\n") + "\n{\"a\":0,").unwrap();
+    let o = run(&log, &dir.join("cut.json"), &dir.join("cut.pgn"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("resuming: 3 games already played"), "{err}");
+    assert_eq!(tally(&dir.join("cut.json")), whole, "the resumed match ends as the whole one");
+    let pgn = std::fs::read_to_string(dir.join("cut.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 5, "the PGN holds the games this run played");
+    // Another match on the same journal is refused.
+    let o = junglezero(&["arena", "--a", "random", "--b", "random", "--games", "2", "--log", log.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds another match"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -45,6 +45,10 @@ impl MatchGame for FlipGame {
         FlipGame::start(*rules)
     }
 
+    fn match_root(_: &str, _: &FlipRules) -> Result<FlipGame, String> {
+        Err("flip-game openings are moves, not positions".into())
+    }
+
     fn random_deal(rules: &FlipRules, rng: &mut ChaCha8Rng) -> FlipDeal {
         let mut pieces: Vec<u8> = (0..16).collect();
         match rules.setup {

@@ -37,6 +37,10 @@ impl MatchGame for JungleGame {
         JungleGame::start(*rules)
     }
 
+    fn match_root(text: &str, rules: &Rules) -> Result<JungleGame, String> {
+        JungleGame::from_fen(text, *rules).map_err(|e| e.to_string())
+    }
+
     fn random_deal(_: &Rules, _: &mut ChaCha8Rng) {}
 
     fn dealt(&self, _: &()) -> Option<crate::jungle::Move> {
