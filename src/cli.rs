@@ -201,6 +201,21 @@ pub enum BenchCommand {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// MCTS as a player (protocol, `play`, `analyse`) with a network: simulations per second
+    /// from the alpha-beta bench positions for each threads x minibatch combination.
+    Player {
+        /// The network (.jzm).
+        #[arg(long)]
+        model: PathBuf,
+        /// Simulations per position.
+        #[arg(long, default_value_t = 2000)]
+        sims: u32,
+        /// Combinations THREADSxMINIBATCH to time.
+        #[arg(long, value_delimiter = ',', default_value = "1x1,1x8,2x1,2x8")]
+        combos: Vec<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Training samples per second for the configured net and the GPU-sized net.
     Train {
         /// Timed optimiser steps per net (after two warm-up steps).

@@ -29,6 +29,9 @@ pub struct Limits {
     /// Lines to report in progress output (the protocol's `MultiPV`; 0 and 1 both mean one),
     /// for players that can.
     pub multipv: u32,
+    /// Progress lines carry `wdl W D L` (per mille) after the score (the protocol's
+    /// `UCI_ShowWDL`), for players that can.
+    pub wdl: bool,
 }
 
 /// The game clocks at a move, as a tournament manager passes them on.

@@ -191,6 +191,7 @@ fn answer<G: HouseGame>(job: &Job<G>, client: &dyn Evaluator<G>, net: &NetEvalua
         "visits": view.sims,
         "value": view.value,
         "winrate": winrate(view.value),
+        "wdl": view.wdl,
         "rawWdl": raw.wdl,
         "rawValue": raw.value,
     });

@@ -25,6 +25,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             junglezero::with_game!(c.game, G => bench_agree::<G>(positions, batch, model.as_deref(), &c))
         }
         BenchCommand::Gate { draws, trials, config } => bench_gate(draws, trials, &config),
+        BenchCommand::Player { model, sims, combos, config } => super::bench_player::run(&model, sims, &combos, &config),
     }
 }
 

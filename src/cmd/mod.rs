@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod arena;
 pub mod average;
 pub mod bench;
+pub mod bench_player;
 pub mod export;
 pub mod inspect;
 pub mod perft;

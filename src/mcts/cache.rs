@@ -9,6 +9,7 @@ pub struct NnCache {
     keys: Vec<u64>,
     values: Vec<f32>,
     moves_left: Vec<f32>,
+    draws: Vec<f32>,
     counts: Vec<u16>,
     /// `max_moves` (action, prior) pairs per entry.
     pairs: Vec<(u16, f32)>,
@@ -27,6 +28,7 @@ impl NnCache {
             keys: vec![0; n],
             values: vec![0.0; n],
             moves_left: vec![f32::NAN; n],
+            draws: vec![f32::NAN; n],
             counts: vec![0; n],
             pairs: vec![(0, 0.0); n * max_moves],
             max_moves,
@@ -36,10 +38,10 @@ impl NnCache {
         }
     }
 
-    /// The cached value, moves left (NaN if unknown) and (action, prior) pairs for `key`, if
-    /// present.
+    /// The cached value, moves left and draw probability (NaN if unknown) and (action, prior)
+    /// pairs for `key`, if present.
     #[inline]
-    pub fn get(&mut self, key: u64) -> Option<(f32, f32, &[(u16, f32)])> {
+    pub fn get(&mut self, key: u64) -> Option<(f32, f32, f32, &[(u16, f32)])> {
         if self.keys.is_empty() {
             return None;
         }
@@ -51,13 +53,13 @@ impl NnCache {
         }
         self.hits += 1;
         let n = self.counts[i] as usize;
-        Some((self.values[i], self.moves_left[i], &self.pairs[i * self.max_moves..i * self.max_moves + n]))
+        Some((self.values[i], self.moves_left[i], self.draws[i], &self.pairs[i * self.max_moves..i * self.max_moves + n]))
     }
 
-    /// Stores `value`, `moves_left` and the priors of the legal moves (`(action, prior)`, at most
-    /// `max_moves`) under `key`, replacing whatever shared the slot.
+    /// Stores `value`, `moves_left`, `draw` and the priors of the legal moves (`(action,
+    /// prior)`, at most `max_moves`) under `key`, replacing whatever shared the slot.
     #[inline]
-    pub fn insert(&mut self, key: u64, value: f32, moves_left: f32, priors: impl Iterator<Item = (u16, f32)>) {
+    pub fn insert(&mut self, key: u64, value: f32, moves_left: f32, draw: f32, priors: impl Iterator<Item = (u16, f32)>) {
         if self.keys.is_empty() {
             return;
         }
@@ -65,6 +67,7 @@ impl NnCache {
         self.keys[i] = key;
         self.values[i] = value;
         self.moves_left[i] = moves_left;
+        self.draws[i] = draw;
         let slots = &mut self.pairs[i * self.max_moves..(i + 1) * self.max_moves];
         let mut n = 0;
         for (slot, p) in slots.iter_mut().zip(priors) {
@@ -86,13 +89,13 @@ mod tests {
     #[test]
     fn stores_and_replaces() {
         let mut c = NnCache::new(4, 3);
-        c.insert(5, 0.5, 12.0, [(1u16, 0.25f32), (7, 0.75)].into_iter());
-        let (v, m, p) = c.get(5).unwrap();
-        assert_eq!((v, m, p), (0.5, 12.0, &[(1u16, 0.25f32), (7, 0.75)][..]));
+        c.insert(5, 0.5, 12.0, 0.25, [(1u16, 0.25f32), (7, 0.75)].into_iter());
+        let (v, m, d, p) = c.get(5).unwrap();
+        assert_eq!((v, m, d, p), (0.5, 12.0, 0.25, &[(1u16, 0.25f32), (7, 0.75)][..]));
         assert!(c.get(6).is_none());
-        c.insert(9, -1.0, f32::NAN, [(2u16, 1.0f32)].into_iter()); // same slot as 5 (mask 3)
+        c.insert(9, -1.0, f32::NAN, f32::NAN, [(2u16, 1.0f32)].into_iter()); // same slot as 5 (mask 3)
         assert!(c.get(5).is_none());
-        assert_eq!(c.get(9).unwrap().2.len(), 1);
+        assert_eq!(c.get(9).unwrap().3.len(), 1);
         assert_eq!((c.hits, c.lookups), (2, 4));
     }
 }

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::search::{Search, Step};
+use super::search::{Leaf, Search, Step};
 use crate::game::Encode;
 use crate::mcts::cache::NnCache;
 use crate::mcts::{Evaluator, Outputs};
@@ -17,6 +17,7 @@ pub struct EvalBuffers {
     pub policy: Vec<f32>,
     pub value: Vec<f32>,
     pub moves_left: Vec<f32>,
+    pub draw: Vec<f32>,
 }
 
 impl EvalBuffers {
@@ -26,18 +27,24 @@ impl EvalBuffers {
             policy: vec![0.0; capacity * G::ACTIONS],
             value: vec![0.0; capacity],
             moves_left: vec![f32::NAN; capacity],
+            draw: vec![f32::NAN; capacity],
         }
     }
 
     /// The inputs of the first `n` positions and the outputs to write for them.
     pub fn split<G: Encode>(&mut self, n: usize) -> (&[f32], Outputs<'_>) {
-        let out = Outputs { policy: &mut self.policy[..n * G::ACTIONS], value: &mut self.value[..n], moves_left: &mut self.moves_left[..n] };
+        let out = Outputs {
+            policy: &mut self.policy[..n * G::ACTIONS],
+            value: &mut self.value[..n],
+            moves_left: &mut self.moves_left[..n],
+            draw: &mut self.draw[..n],
+        };
         (&self.inputs[..n * G::INPUT_SIZE], out)
     }
 
-    /// The outputs of position `k` of the last batch: (logits, value, moves left).
-    pub fn result<G: Encode>(&self, k: usize) -> (&[f32], f32, f32) {
-        (&self.policy[k * G::ACTIONS..(k + 1) * G::ACTIONS], self.value[k], self.moves_left[k])
+    /// The outputs of position `k` of the last batch.
+    pub fn result<G: Encode>(&self, k: usize) -> Leaf<'_> {
+        Leaf { logits: &self.policy[k * G::ACTIONS..(k + 1) * G::ACTIONS], value: self.value[k], moves_left: self.moves_left[k], draw: self.draw[k] }
     }
 
     pub fn capacity<G: Encode>(&self) -> usize {
@@ -125,8 +132,7 @@ pub fn round<G: Encode, T: InFlight<G>>(
         stats.evals += n;
         stats.batches += 1;
         for (k, &i) in waiting[e].iter().enumerate() {
-            let (logits, value, moves_left) = bufs[e].result::<G>(k);
-            items[i].search_mut(e).complete(logits, value, moves_left, &mut caches[e]);
+            items[i].search_mut(e).complete(bufs[e].result::<G>(k), &mut caches[e]);
         }
     }
     stats

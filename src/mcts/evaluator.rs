@@ -9,17 +9,19 @@ use crate::game::Encode;
 /// For position `i`: `policy[i * G::ACTIONS..][..G::ACTIONS]` (logits; illegal actions are
 /// ignored by the caller), `value[i]`, the expected result in [-1, 1] for the side to move, and
 /// `moves_left[i]`, the expected plies to the end of the game, or NaN from an evaluator that
-/// does not predict it (search then ignores moves left).
+/// does not predict it (search then ignores moves left), and `draw[i]`, the probability of a
+/// draw, or NaN from an evaluator that does not predict it (reports then show none).
 pub struct Outputs<'a> {
     pub policy: &'a mut [f32],
     pub value: &'a mut [f32],
     pub moves_left: &'a mut [f32],
+    pub draw: &'a mut [f32],
 }
 
 impl Outputs<'_> {
     /// The same slices, for a nested call.
     pub fn reborrow(&mut self) -> Outputs<'_> {
-        Outputs { policy: self.policy, value: self.value, moves_left: self.moves_left }
+        Outputs { policy: self.policy, value: self.value, moves_left: self.moves_left, draw: self.draw }
     }
 }
 

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod driver;
 pub mod evaluator;
 pub mod gumbel;
+pub mod parallel;
 pub mod player;
 pub mod search;
 pub mod server;
@@ -78,6 +79,12 @@ pub struct MctsConfig {
     /// game reached since their last search (the opponent's reply to their move) instead of
     /// starting each move from an empty tree; a move's simulations come on top of its visits.
     pub play_tree_reuse: bool,
+    /// A player's search threads sharing one tree (protocol, terminal play, arena players; the
+    /// protocol's `Threads`). Self-play, batched matches and analysis run many searches instead.
+    pub play_threads: usize,
+    /// Leaves each of a player's threads gathers before calling the network, kept apart by
+    /// virtual loss (the protocol's `MinibatchSize`; PUCT only, Gumbel search takes one).
+    pub play_minibatch: usize,
 }
 
 impl Default for MctsConfig {
@@ -99,6 +106,8 @@ impl Default for MctsConfig {
             moves_left_max_effect: 0.0345,
             forced_playouts: 2.0,
             play_tree_reuse: true,
+            play_threads: 1,
+            play_minibatch: 1,
         }
     }
 }
@@ -127,6 +136,8 @@ impl MctsConfig {
         check_range("mcts.moves_left_slope", self.moves_left_slope, 0.0, 1.0)?;
         check_range("mcts.moves_left_max_effect", self.moves_left_max_effect, 0.0, 1.0)?;
         check_range("mcts.forced_playouts", self.forced_playouts, 0.0, 100.0)?;
+        check_range("mcts.play_threads", self.play_threads, 1, 256)?;
+        check_range("mcts.play_minibatch", self.play_minibatch, 1, 1024)?;
         Ok(())
     }
 }

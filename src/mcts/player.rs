@@ -1,12 +1,14 @@
 //! MCTS as a [`Player`] (protocol, terminal play, arena): a search per move that keeps the
 //! subtree of the position reached since the last one (`mcts.play_tree_reuse`), the best move
-//! by visits, no noise, leaves evaluated one at a time.
+//! by visits, no noise; leaves evaluated one at a time, or by `mcts.play_threads` threads
+//! sending `mcts.play_minibatch` leaves at a time (see [`super::parallel`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::{Batch, MctsConfig, Search};
+use super::parallel::{Budget, Lane, search_parallel};
+use super::{Algorithm, Batch, MctsConfig, Search};
 use crate::game::Encode;
 use crate::mcts::Evaluator;
 use crate::player::{Limits, Player};
@@ -21,6 +23,9 @@ pub struct MctsPlayer<G: Encode, E> {
     batch: Batch,
     /// The last move's search, kept for its subtree (`None` before the first move of a game).
     search: Option<Search<G>>,
+    /// Each search thread's buffers (`mcts.play_threads` of them; empty until a parallel
+    /// search).
+    lanes: Vec<Lane<G>>,
     stop: Arc<AtomicBool>,
     name: String,
 }
@@ -34,6 +39,7 @@ impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
             default_sims: default_sims.max(1),
             batch: Batch::new::<G>(1, 1, config.cache_entries),
             search: None,
+            lanes: Vec::new(),
             stop: Arc::new(AtomicBool::new(false)),
             name,
         }
@@ -81,18 +87,37 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         search.set_budget(if sims >= INFINITE_SIMULATIONS { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;
-        let evaluators: [&dyn Evaluator<G>; 1] = [&*self.evaluator];
-        while done < sims && !self.stop.load(Ordering::Relaxed) {
-            // One simulation a round (the deadline is checked between them).
-            self.batch.round(std::slice::from_mut(&mut search), &evaluators);
-            done += 1;
-            if done.is_multiple_of(8) {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    break;
-                }
+        // Several threads or leaves in flight (PUCT only: Gumbel search plans each visit).
+        let (threads, minibatch) = match self.config.algorithm {
+            Algorithm::Puct => (self.config.play_threads.max(1), self.config.play_minibatch.max(1)),
+            Algorithm::Gumbel => (1, 1),
+        };
+        if threads > 1 || minibatch > 1 {
+            if self.lanes.len() != threads || self.lanes[0].capacity() != minibatch {
+                self.lanes = (0..threads).map(|_| Lane::new(minibatch)).collect();
+            }
+            let budget = Budget { sims, deadline, stop: &self.stop };
+            let mut progress = |s: &Search<G>, n: u32| {
                 if last_report.elapsed() >= REPORT_EVERY {
                     last_report = Instant::now();
-                    report(&search, done, start, limits.multipv, info);
+                    report(s, n, start, limits, info);
+                }
+            };
+            done = search_parallel(&mut search, &mut self.batch.caches[0], &*self.evaluator, &mut self.lanes, minibatch, &budget, &mut progress);
+        } else {
+            let evaluators: [&dyn Evaluator<G>; 1] = [&*self.evaluator];
+            while done < sims && !self.stop.load(Ordering::Relaxed) {
+                // One simulation a round (the deadline is checked between them).
+                self.batch.round(std::slice::from_mut(&mut search), &evaluators);
+                done += 1;
+                if done.is_multiple_of(8) {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        break;
+                    }
+                    if last_report.elapsed() >= REPORT_EVERY {
+                        last_report = Instant::now();
+                        report(&search, done, start, limits, info);
+                    }
                 }
             }
         }
@@ -100,7 +125,7 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             info(&format!("info string search stopped at {INFINITE_SIMULATIONS} simulations, the most one search may hold"));
         }
         self.stop.store(false, Ordering::Relaxed);
-        report(&search, done, start, limits.multipv, info);
+        report(&search, done, start, limits, info);
         let best = search.best_move();
         self.search = Some(search);
         best
@@ -122,10 +147,11 @@ const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 pub const INFINITE_SIMULATIONS: u32 = 1_000_000;
 
 /// One `info` line per reported move (`multipv` of them, most visited first): `info depth D
-/// seldepth S time T nodes N nps X [multipv K] score cp C pv ...`. Depth is the simulations'
-/// mean depth below the root, seldepth their deepest; nodes counts the tree's visits (a kept
-/// subtree's included), nps this search's simulations a second.
-fn report<G: Encode>(search: &Search<G>, sims: u32, start: Instant, multipv: u32, info: &mut dyn FnMut(&str)) {
+/// seldepth S time T nodes N nps X [multipv K] score cp C [wdl W D L] pv ...`. Depth is the
+/// simulations' mean depth below the root, seldepth their deepest; nodes counts the tree's
+/// visits (a kept subtree's included), nps this search's simulations a second; `wdl` (with
+/// `limits.wdl`) is the line's win, draw and loss chances per mille for the side to move.
+fn report<G: Encode>(search: &Search<G>, sims: u32, start: Instant, limits: &Limits, info: &mut dyn FnMut(&str)) {
     let secs = start.elapsed().as_secs_f64().max(1e-6);
     let (mean, max) = search.depth_stats();
     let head = format!(
@@ -135,18 +161,33 @@ fn report<G: Encode>(search: &Search<G>, sims: u32, start: Instant, multipv: u32
         search.root_visits(),
         (sims as f64 / secs) as u64
     );
+    let wdl_text = |split: Option<[f32; 3]>| match split.filter(|_| limits.wdl) {
+        Some(p) => {
+            let [w, d, l] = permille(p);
+            format!(" wdl {w} {d} {l}")
+        }
+        None => String::new(),
+    };
+    let multipv = limits.multipv;
     let lines = search.lines(multipv.max(1) as usize, 64);
     if lines.is_empty() {
-        info(&format!("{head} score cp {}", value_to_cp(search.root_value())));
+        info(&format!("{head} score cp {}{}", value_to_cp(search.root_value()), wdl_text(search.root_wdl())));
         return;
     }
     let several = lines.len() > 1 || multipv > 1;
-    for (k, (_, q, line)) in lines.iter().enumerate() {
+    for (k, (_, q, split, line)) in lines.iter().enumerate() {
         let pv: Vec<String> = line.iter().map(|m| m.to_string()).collect();
         // The best line's score is the root's value (what the search believes of the position);
         // the others', their own mean.
-        let cp = value_to_cp(if k == 0 { search.root_value() } else { *q });
+        let (cp, split) = if k == 0 { (value_to_cp(search.root_value()), search.root_wdl()) } else { (value_to_cp(*q), *split) };
         let multi = if several { format!(" multipv {}", k + 1) } else { String::new() };
-        info(&format!("{head}{multi} score cp {cp} pv {}", pv.join(" ")));
+        info(&format!("{head}{multi} score cp {cp}{} pv {}", wdl_text(split), pv.join(" ")));
     }
+}
+
+/// Probabilities as whole per mille adding up to exactly 1000 (the draw takes the rounding).
+pub fn permille(p: [f32; 3]) -> [u32; 3] {
+    let w = (p[0] * 1000.0).round().clamp(0.0, 1000.0) as u32;
+    let l = ((p[2] * 1000.0).round().clamp(0.0, 1000.0) as u32).min(1000 - w);
+    [w, 1000 - w - l, l]
 }

@@ -11,7 +11,9 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma};
 
 use super::gumbel::{self, GumbelParams};
-use super::tree::{CHANCE, EXPANDED, Node, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
+use super::tree::{CHANCE, EXPANDED, Node, PENDING, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
+
+mod parking;
 use super::{Algorithm, MctsConfig};
 use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
@@ -42,10 +44,37 @@ pub enum Step<'a, G> {
     NeedsEval(&'a G),
     /// The simulation finished without the network (finished game or cache hit).
     Done,
+    /// The simulation reached a leaf parked for the network (see [`Search::park`]) and ended
+    /// without a value.
+    Collision,
+}
+
+/// A finished game's draw probability: 1 for a draw (value 0), else 0.
+fn terminal_draw(value: f32) -> f32 {
+    if value == 0.0 { 1.0 } else { 0.0 }
+}
+
+/// Win, draw and loss probabilities from a value `q` in [-1, 1] and a draw probability `d`:
+/// w - l = q and w + d + l = 1, clamped where the two disagree.
+pub fn wdl(q: f32, d: f32) -> [f32; 3] {
+    let d = d.clamp(0.0, 1.0 - q.abs());
+    let w = ((1.0 + q - d) / 2.0).clamp(0.0, 1.0);
+    [w, d, (1.0 - w - d).max(0.0)]
 }
 
 fn player_index(p: Seat) -> u8 {
     p.index() as u8
+}
+
+/// The network's output for one leaf: logits over the whole action space, the value for the
+/// side to move there, and the plies left and the draw probability (NaN when the evaluator
+/// does not predict them).
+#[derive(Clone, Copy, Debug)]
+pub struct Leaf<'a> {
+    pub logits: &'a [f32],
+    pub value: f32,
+    pub moves_left: f32,
+    pub draw: f32,
 }
 
 pub struct Search<G: Encode> {
@@ -84,6 +113,12 @@ pub struct Search<G: Encode> {
     depth_sum: u64,
     depth_count: u64,
     depth_max: u32,
+    /// Draw probabilities backed up since the root last changed, for reports (the tree keeps
+    /// none): (sum, simulations) at the root, then at each root child in order.
+    draws: Vec<(f32, u32)>,
+    /// Leaves waiting for the network while the search goes on, and their states.
+    parked: Vec<parking::Parked>,
+    parked_states: Vec<G>,
 }
 
 /// Orders nodes by visits, ties by prior: the move played, the lines reported and the
@@ -117,6 +152,9 @@ impl<G: Encode> Search<G> {
             depth_sum: 0,
             depth_count: 0,
             depth_max: 0,
+            draws: Vec::with_capacity(G::MAX_MOVES + 1),
+            parked: Vec::new(),
+            parked_states: Vec::new(),
         }
     }
 
@@ -186,6 +224,14 @@ impl<G: Encode> Search<G> {
         }
     }
 
+    /// The root's win, draw and loss probabilities for the player to move there: its value
+    /// split by the mean draw probability of this search's simulations (those since the root
+    /// last changed); `None` before any simulation brought a draw estimate.
+    pub fn root_wdl(&self) -> Option<[f32; 3]> {
+        let &(sum, n) = self.draws.first()?;
+        (n > 0).then(|| wdl(self.root_value(), sum / n as f32))
+    }
+
     /// The mean and the largest depth (plies below the root) the simulations reached since
     /// the root last changed; (0, 0) before the first.
     pub fn depth_stats(&self) -> (f32, u32) {
@@ -202,10 +248,12 @@ impl<G: Encode> Search<G> {
     }
 
     /// The `k` most visited root moves, most visited first: each with its visits, its mean
-    /// value for the root's player and its line (the move, then the most-visited replies; at
-    /// most `max` moves).
-    pub fn lines(&self, k: usize, max: usize) -> Vec<(u32, f32, Vec<G::Move>)> {
+    /// value for the root's player, its win/draw/loss split for that player (`None` without
+    /// draw estimates since the root last changed) and its line (the move, then the
+    /// most-visited replies; at most `max` moves).
+    pub fn lines(&self, k: usize, max: usize) -> Vec<(u32, f32, Option<[f32; 3]>, Vec<G::Move>)> {
         let s = self.root_sign();
+        let first = self.tree.root().first_child as usize;
         let mut children: Vec<usize> = self.tree.root().children().filter(|&c| self.tree.nodes[c].visits > 0).collect();
         children.sort_by(|&a, &b| most_visited(&self.tree.nodes[b], &self.tree.nodes[a]));
         children.truncate(k);
@@ -215,7 +263,9 @@ impl<G: Encode> Search<G> {
                 let n = &self.tree.nodes[c];
                 let mut line = vec![n.mv];
                 line.extend(self.line_below(n, max.saturating_sub(1)));
-                (n.visits, n.mean() * s, line)
+                let q = n.mean() * s;
+                let split = self.draws.get(1 + c - first).filter(|d| d.1 > 0).map(|&(sum, k)| wdl(q, sum / k as f32));
+                (n.visits, q, split, line)
             })
             .collect()
     }
@@ -409,8 +459,22 @@ impl<G: Encode> Search<G> {
 
     /// Backs a leaf's value (first player's view) and its plies-left estimate up the path:
     /// a node `d` plies above the leaf gets `moves_left + d`. An unknown estimate (NaN) counts
-    /// as 0 and is never read, since the utility then stays off.
-    fn backprop(&mut self, value_first: f32, moves_left: f32) {
+    /// as 0 and is never read, since the utility then stays off. The draw probability goes to
+    /// the root's and the root child's sums (an unknown one to neither).
+    fn backprop(&mut self, value_first: f32, moves_left: f32, draw: f32) {
+        if draw.is_finite() {
+            let r = self.tree.root();
+            if self.draws.len() <= r.num_children as usize {
+                self.draws.resize(r.num_children as usize + 1, (0.0, 0));
+            }
+            self.draws[0].0 += draw;
+            self.draws[0].1 += 1;
+            if let Some(&c) = self.path.get(1) {
+                let d = &mut self.draws[1 + (c - r.first_child) as usize];
+                d.0 += draw;
+                d.1 += 1;
+            }
+        }
         let m = if moves_left.is_finite() {
             self.moves_left_known = true;
             moves_left.max(0.0)
@@ -475,9 +539,10 @@ impl<G: Encode> Search<G> {
             let node = self.tree.nodes[id as usize];
             match node.state {
                 TERMINAL => {
-                    self.backprop(node.terminal_value, 0.0);
+                    self.backprop(node.terminal_value, 0.0, terminal_draw(node.terminal_value));
                     return Step::Done;
                 }
+                PENDING => return Step::Collision,
                 EXPANDED => {
                     let child = if node.to_move == CHANCE {
                         self.sample_chance(id)
@@ -497,7 +562,7 @@ impl<G: Encode> Search<G> {
                         let n = &mut self.tree.nodes[id as usize];
                         n.state = TERMINAL;
                         n.terminal_value = v;
-                        self.backprop(v, 0.0);
+                        self.backprop(v, 0.0, terminal_draw(v));
                         return Step::Done;
                     }
                     Turn::Chance => {
@@ -511,13 +576,13 @@ impl<G: Encode> Search<G> {
                     }
                     Turn::Player(p) => {
                         let key = self.scratch.input_hash();
-                        if let Some((v, m, pairs)) = cache.get(key) {
+                        if let Some((v, m, d, pairs)) = cache.get(key) {
                             let v_first = v * sign(player_index(p));
                             let moves = self.scratch.legal_moves();
                             self.priors_from_pairs(&moves, pairs);
                             self.expand_player(id, player_index(p), &moves);
                             self.tree.nodes[id as usize].terminal_value = v_first;
-                            self.backprop(v_first, m);
+                            self.backprop(v_first, m, d);
                             return Step::Done;
                         }
                         self.pending = Some(id);
@@ -528,10 +593,9 @@ impl<G: Encode> Search<G> {
         }
     }
 
-    /// Finishes the pending simulation with the network's output for its leaf: `logits` over
-    /// the whole action space, `value` for the side to move at the leaf, and the plies left
-    /// (NaN when the evaluator does not predict them).
-    pub fn complete(&mut self, logits: &[f32], value: f32, moves_left: f32, cache: &mut NnCache) {
+    /// Finishes the pending simulation with the network's output for its leaf.
+    pub fn complete(&mut self, leaf: Leaf<'_>, cache: &mut NnCache) {
+        let Leaf { logits, value, moves_left, draw } = leaf;
         let Some(id) = self.pending.take() else { return };
         let Turn::Player(p) = self.scratch.turn() else { return };
         let inv_t = 1.0 / self.config.policy_temperature.max(1e-3);
@@ -554,14 +618,14 @@ impl<G: Encode> Search<G> {
         for slot in pairs.iter_mut() {
             slot.1 /= total;
         }
-        cache.insert(self.scratch.input_hash(), value, moves_left, pairs.iter().copied());
+        cache.insert(self.scratch.input_hash(), value, moves_left, draw, pairs.iter().copied());
         self.prior_buf.clear();
         self.prior_buf.extend(pairs.iter().map(|&(_, prior)| prior));
         self.pair_buf = pairs;
         self.expand_player(id, player_index(p), &moves);
         let v_first = value * sign(player_index(p));
         self.tree.nodes[id as usize].terminal_value = v_first;
-        self.backprop(v_first, moves_left);
+        self.backprop(v_first, moves_left, draw);
     }
 
     /// The most visited root move (ties: higher prior; Gumbel search: ties by
@@ -628,8 +692,11 @@ impl<G: Encode> Search<G> {
         self.clear_depths();
     }
 
+    /// Forgets the reports' statistics and any parked leaf (the root changed).
     fn clear_depths(&mut self) {
         (self.depth_sum, self.depth_count, self.depth_max) = (0, 0, 0);
+        self.draws.clear();
+        self.drop_parked();
     }
 
     /// Moves the root to `target` when a searched line of at most `max_plies` moves leads

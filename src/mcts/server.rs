@@ -66,6 +66,7 @@ struct Buffers {
     policy: Vec<f32>,
     value: Vec<f32>,
     moves_left: Vec<f32>,
+    draw: Vec<f32>,
 }
 
 struct Request {
@@ -125,6 +126,7 @@ impl InferenceClient<'_> {
             out.policy[..n * self.actions].copy_from_slice(&b.policy[..n * self.actions]);
             out.value[..n].copy_from_slice(&b.value[..n]);
             out.moves_left[..n].copy_from_slice(&b.moves_left[..n]);
+            out.draw[..n].copy_from_slice(&b.draw[..n]);
             *buffers = b;
         });
     }
@@ -146,7 +148,7 @@ pub fn with_server<E: BatchEvaluator, R>(inner: &E, config: ServerConfig, stats:
 fn serve<E: BatchEvaluator>(inner: &E, config: ServerConfig, stats: &ServerStats, rx: Receiver<Request>) {
     let (actions, input_size) = (inner.actions(), inner.input_size());
     let mut waiting: Vec<Request> = Vec::new();
-    let (mut inputs, mut policy, mut value, mut moves_left) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut scratch = Scratch::default();
     while let Ok(first) = rx.recv() {
         let deadline = Instant::now() + config.max_wait;
         let mut total = first.n;
@@ -156,7 +158,7 @@ fn serve<E: BatchEvaluator>(inner: &E, config: ServerConfig, stats: &ServerStats
             match rx.recv_timeout(left) {
                 Ok(r) if total + r.n > config.max_batch => {
                     // Too big to join: this call goes now, the newcomer opens the next one.
-                    serve_batch(inner, &mut waiting, total, (actions, input_size), (&mut inputs, &mut policy, &mut value, &mut moves_left), stats);
+                    serve_batch(inner, &mut waiting, total, (actions, input_size), &mut scratch, stats);
                     total = r.n;
                     waiting.push(r);
                 }
@@ -167,11 +169,16 @@ fn serve<E: BatchEvaluator>(inner: &E, config: ServerConfig, stats: &ServerStats
                 Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
             }
         }
-        serve_batch(inner, &mut waiting, total, (actions, input_size), (&mut inputs, &mut policy, &mut value, &mut moves_left), stats);
+        serve_batch(inner, &mut waiting, total, (actions, input_size), &mut scratch, stats);
     }
 }
 
-type Scratch<'a> = (&'a mut Vec<f32>, &'a mut Vec<f32>, &'a mut Vec<f32>, &'a mut Vec<f32>);
+/// The server's merged batch, kept between calls.
+#[derive(Default)]
+struct Scratch {
+    inputs: Vec<f32>,
+    out: Buffers,
+}
 
 /// One network call over every waiting request; each gets its rows back.
 fn serve_batch<E: BatchEvaluator>(
@@ -179,9 +186,10 @@ fn serve_batch<E: BatchEvaluator>(
     waiting: &mut Vec<Request>,
     total: usize,
     (actions, input_size): (usize, usize),
-    (inputs, policy, value, moves_left): Scratch<'_>,
+    scratch: &mut Scratch,
     stats: &ServerStats,
 ) {
+    let Scratch { inputs, out: Buffers { policy, value, moves_left, draw, .. } } = scratch;
     if waiting.is_empty() {
         return;
     }
@@ -192,7 +200,12 @@ fn serve_batch<E: BatchEvaluator>(
     policy.resize(total * actions, 0.0);
     value.resize(total, 0.0);
     moves_left.resize(total, 0.0);
-    inner.evaluate_inputs(inputs, total, Outputs { policy: &mut policy[..total * actions], value: &mut value[..total], moves_left: &mut moves_left[..total] });
+    draw.resize(total, 0.0);
+    inner.evaluate_inputs(
+        inputs,
+        total,
+        Outputs { policy: &mut policy[..total * actions], value: &mut value[..total], moves_left: &mut moves_left[..total], draw: &mut draw[..total] },
+    );
     stats.calls.fetch_add(1, Ordering::Relaxed);
     stats.positions.fetch_add(total as u64, Ordering::Relaxed);
     stats.requests.fetch_add(waiting.len() as u64, Ordering::Relaxed);
@@ -206,6 +219,8 @@ fn serve_batch<E: BatchEvaluator>(
         b.value.extend_from_slice(&value[row..row + n]);
         b.moves_left.clear();
         b.moves_left.extend_from_slice(&moves_left[row..row + n]);
+        b.draw.clear();
+        b.draw.extend_from_slice(&draw[row..row + n]);
         row += n;
         // A client that went away (its thread panicked) no longer needs an answer.
         let _ = r.reply.send(r.buffers);
@@ -261,6 +276,7 @@ mod tests {
                 }
                 out.value[i] = x / 100.0;
                 out.moves_left[i] = inputs[i * 2 + 1];
+                out.draw[i] = x / 1000.0;
             }
         }
         fn actions(&self) -> usize {
@@ -286,12 +302,12 @@ mod tests {
                         for round in 0..50 {
                             let n = 1 + (w + round) % 5;
                             let inputs: Vec<f32> = (0..n).flat_map(|i| [(w * 1000 + round * 10 + i) as f32, i as f32]).collect();
-                            let (mut p, mut v, mut m) = (vec![0.0; n * 3], vec![0.0; n], vec![0.0; n]);
-                            client.request(&inputs, n, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
+                            let (mut p, mut v, mut m, mut d) = (vec![0.0; n * 3], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                            client.request(&inputs, n, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m, draw: &mut d });
                             for i in 0..n {
                                 let x = inputs[i * 2];
                                 assert_eq!(&p[i * 3..i * 3 + 3], &[x, x + 1.0, x + 2.0]);
-                                assert_eq!((v[i], m[i]), (x / 100.0, i as f32));
+                                assert_eq!((v[i], m[i], d[i]), (x / 100.0, i as f32, x / 1000.0));
                             }
                         }
                     });
@@ -316,8 +332,8 @@ mod tests {
         with_server(&echo, config, &stats, |client| {
             for n in [1usize, 4, 9] {
                 let inputs = vec![1.0; n * 2];
-                let (mut p, mut v, mut m) = (vec![0.0; n * 3], vec![0.0; n], vec![0.0; n]);
-                client.request(&inputs, n, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
+                let (mut p, mut v, mut m, mut d) = (vec![0.0; n * 3], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                client.request(&inputs, n, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m, draw: &mut d });
                 assert!(v.iter().all(|&x| x == 0.01));
             }
         });

@@ -18,6 +18,7 @@ impl<G: Encode> Evaluator<G> for UniformEvaluator {
         out.policy[..states.len() * G::ACTIONS].fill(0.0);
         out.value[..states.len()].fill(self.value);
         out.moves_left[..states.len()].fill(f32::NAN);
+        out.draw[..states.len()].fill(f32::NAN);
     }
 
     fn name(&self) -> String {
@@ -85,6 +86,7 @@ impl<G: Encode> Evaluator<G> for RolloutEvaluator {
     fn evaluate(&self, states: &[&G], _: &[f32], out: Outputs<'_>) {
         out.policy[..states.len() * G::ACTIONS].fill(0.0);
         out.moves_left[..states.len()].fill(f32::NAN);
+        out.draw[..states.len()].fill(f32::NAN);
         for (v, s) in out.value.iter_mut().zip(states) {
             *v = self.rollout_value(*s);
         }

@@ -7,6 +7,9 @@
 pub const UNEXPANDED: u8 = 0;
 pub const EXPANDED: u8 = 1;
 pub const TERMINAL: u8 = 2;
+/// An unexpanded leaf waiting for the network while the search goes on (see
+/// `search::parking`).
+pub const PENDING: u8 = 3;
 
 /// `to_move` of a chance node.
 pub const CHANCE: u8 = 2;

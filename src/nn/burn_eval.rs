@@ -200,6 +200,7 @@ impl BatchEvaluator for NetEvaluator {
                 f.forward_into(inputs, n, &mut out.policy[..n * actions], &mut wdl[..n * 3], &mut out.moves_left[..n]);
                 for i in 0..n {
                     out.value[i] = wdl[3 * i] - wdl[3 * i + 2];
+                    out.draw[i] = wdl[3 * i + 1];
                     out.moves_left[i] = if f.has_moves_left() { out.moves_left[i] * MOVES_LEFT_UNIT } else { f32::NAN };
                 }
             });
@@ -209,6 +210,7 @@ impl BatchEvaluator for NetEvaluator {
         out.policy[..n * actions].copy_from_slice(&o.policy[..n * actions]);
         for i in 0..n {
             out.value[i] = o.wdl[3 * i] - o.wdl[3 * i + 2];
+            out.draw[i] = o.wdl[3 * i + 1];
             out.moves_left[i] = o.moves_left.get(i).map_or(f32::NAN, |m| m * MOVES_LEFT_UNIT);
         }
     }

@@ -18,6 +18,8 @@ pub enum OptionError {
     NoValue(String),
     #[error("option '{name}' needs a whole number from {lo} to {hi}, not '{value}'")]
     NotInRange { name: String, lo: usize, hi: usize, value: String },
+    #[error("option '{name}' is true or false, not '{value}'")]
+    NotCheck { name: String, value: String },
     #[error("unknown engine '{0}' (available: {1}, mcts)")]
     UnknownEngine(String, &'static str),
     #[error("unknown variant '{0}' (available: {known})", known = GameName::ALL.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "))]
@@ -49,11 +51,13 @@ pub struct Options {
     network: Option<Arc<NetEvaluator>>,
     /// Lines each progress report shows (`MultiPV`).
     multipv: u32,
+    /// Progress reports carry win/draw/loss chances (`UCI_ShowWDL`).
+    show_wdl: bool,
 }
 
 impl Options {
     pub fn new(config: Config) -> Options {
-        Options { config, mcts: false, model_path: String::new(), network: None, multipv: 1 }
+        Options { config, mcts: false, model_path: String::new(), network: None, multipv: 1, show_wdl: false }
     }
 
     pub fn config(&self) -> &Config {
@@ -72,11 +76,13 @@ impl Options {
         let mut lines = vec![
             format!("option name UCI_Variant type combo default {}{variants}", G::NAME),
             format!("option name Hash type spin default {} min 1 max 65536", c.search.hash_mb),
-            format!("option name Threads type spin default {} min 1 max 512", c.search.threads),
+            format!("option name Threads type spin default {} min 1 max 256", c.search.threads.max(c.mcts.play_threads)),
             format!("option name Engine type combo default {0} var {0} var mcts", G::ENGINE),
             "option name Model type string default <empty>".to_string(),
             format!("option name Playouts type spin default {} min 1 max 10000000", c.mcts.playouts),
+            format!("option name MinibatchSize type spin default {} min 1 max 1024", c.mcts.play_minibatch),
             "option name MultiPV type spin default 1 min 1 max 64".to_string(),
+            "option name UCI_ShowWDL type check default false".to_string(),
             format!("option name NNCacheSize type spin default {} min 0 max {}", c.mcts.cache_entries, 1 << 26),
         ];
         lines.extend(G::rule_options());
@@ -96,10 +102,24 @@ impl Options {
         };
         match lower.as_str() {
             "hash" => self.config.search.hash_mb = int(1, 65536)?,
-            "threads" => self.config.search.threads = int(1, 512)?,
+            // Alpha-beta's lazy-SMP threads or MCTS's threads sharing its tree.
+            "threads" => {
+                let n = int(1, 256)?;
+                self.config.search.threads = n;
+                self.config.mcts.play_threads = n;
+            }
+            "minibatchsize" => self.config.mcts.play_minibatch = int(1, 1024)?,
             "playouts" => self.config.mcts.playouts = int(1, 10_000_000)? as u32,
             "multipv" => {
                 self.multipv = int(1, 64)? as u32;
+                return Ok(Effect::default());
+            }
+            "uci_showwdl" => {
+                self.show_wdl = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(OptionError::NotCheck { name: name.into(), value: value.into() }),
+                };
                 return Ok(Effect::default());
             }
             "nncachesize" => {
@@ -133,6 +153,11 @@ impl Options {
     /// Lines each progress report shows.
     pub fn multipv(&self) -> u32 {
         self.multipv
+    }
+
+    /// Whether progress reports carry win/draw/loss chances.
+    pub fn show_wdl(&self) -> bool {
+        self.show_wdl
     }
 
     /// Engine mcts is chosen but no network is loaded yet.

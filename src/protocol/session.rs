@@ -167,6 +167,7 @@ impl<G: ProtocolGame> Session<G> {
         let infinite = p.infinite || unlimited;
         limits.infinite = infinite;
         limits.multipv = self.options.multipv();
+        limits.wdl = self.options.show_wdl();
         let Some(mut player) = self.player.take() else {
             self.error(if self.options.missing_model() { "Engine mcts needs a network: set the Model option (a .jzm file)" } else { "no engine available" });
             send(&self.out, "bestmove (none)");

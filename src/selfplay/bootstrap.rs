@@ -91,8 +91,8 @@ mod tests {
         let h = JungleHeuristic::new(&EvalWeights::default(), rules, 500.0);
         let b = HeuristicBlend::new(&inner, Some(&h as &dyn Heuristic<JungleGame>), weight);
         let inputs = vec![0.0; JungleGame::INPUT_SIZE];
-        let (mut p, mut v, mut m) = (vec![0.0; JungleGame::ACTIONS], vec![0.0; 1], vec![0.0; 1]);
-        b.evaluate(&[&g], &inputs, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
+        let (mut p, mut v, mut m, mut d) = (vec![0.0; JungleGame::ACTIONS], vec![0.0; 1], vec![0.0; 1], vec![0.0; 1]);
+        b.evaluate(&[&g], &inputs, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m, draw: &mut d });
         v[0]
     }
 

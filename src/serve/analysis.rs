@@ -129,6 +129,9 @@ pub struct MctsView {
     pub time_ms: u64,
     /// The root's mean value for the side to move.
     pub value: f32,
+    /// The same split into win, draw and loss chances by the simulations' draw estimates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wdl: Option<[f32; 3]>,
     /// The root's children, most visited first (the first `TOP` of them).
     pub children: Vec<ChildView>,
     /// The most-visited line.
@@ -145,7 +148,15 @@ fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> MctsVi
     children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
     children.truncate(TOP);
     let pv = search.principal_variation(32).iter().map(|m| m.to_string()).collect();
-    MctsView { sims, time_ms: start.elapsed().as_millis() as u64, value: search.root_value(), best: search.best_move().map(|m| m.to_string()), children, pv }
+    MctsView {
+        sims,
+        time_ms: start.elapsed().as_millis() as u64,
+        value: search.root_value(),
+        wdl: search.root_wdl(),
+        best: search.best_move().map(|m| m.to_string()),
+        children,
+        pv,
+    }
 }
 
 /// Runs MCTS with `net` from `game` for `sims` simulations or `time`, whichever ends first, or

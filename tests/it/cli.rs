@@ -284,6 +284,9 @@ fn the_json_analysis_engine_answers_every_query_by_id_with_shared_batches() {
         let a = of(id);
         assert_eq!(a.len(), 1, "{id}: {a:?}");
         assert_eq!(a[0]["rootInfo"]["visits"].as_u64(), Some(visits), "{id}");
+        let wdl: Vec<f64> = a[0]["rootInfo"]["wdl"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        let value = a[0]["rootInfo"]["value"].as_f64().unwrap();
+        assert!((wdl.iter().sum::<f64>() - 1.0).abs() < 1e-4 && (wdl[0] - wdl[2] - value).abs() < 1e-3, "{id}: {wdl:?} value {value}");
         let moves = a[0]["moveInfos"].as_array().unwrap();
         assert!(!moves.is_empty() && moves[0]["pv"][0] == moves[0]["move"], "{id}: {moves:?}");
         let total: u64 = moves.iter().map(|m| m["visits"].as_u64().unwrap()).sum();

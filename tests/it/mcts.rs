@@ -481,3 +481,101 @@ fn forced_playouts_give_every_root_child_its_share_and_pruning_takes_it_back() {
     let raw: Vec<_> = forced.root_children().filter(|c| c.1 > 0).map(|c| (c.0, c.1)).collect();
     assert!(share(&target) > share(&raw) + 0.05, "pruned {} raw {}", share(&target), share(&raw));
 }
+
+/// A fixed value and draw chance for every position, uniform priors.
+struct Drawish {
+    value: f32,
+    draw: f32,
+}
+
+impl Evaluator<JungleGame> for Drawish {
+    fn evaluate(&self, states: &[&JungleGame], _: &[f32], out: Outputs<'_>) {
+        let n = states.len();
+        out.policy[..n * JungleGame::ACTIONS].fill(0.0);
+        out.value[..n].fill(self.value);
+        out.moves_left[..n].fill(f32::NAN);
+        out.draw[..n].fill(self.draw);
+    }
+    fn name(&self) -> String {
+        "drawish".into()
+    }
+}
+
+/// The searched win/draw/loss split: the draw chance is the mean over the simulations (the
+/// network's, or 1 at a drawn end), the value splits the rest; an evaluator without draws
+/// gives none.
+#[test]
+fn the_root_splits_its_value_into_win_draw_and_loss() {
+    let g = JungleGame::new(parse_fen("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w").unwrap(), Rules::default());
+    let mut buf = EvalBuffers::new::<JungleGame>(1);
+    let mut s = Search::new(g.clone(), &no_noise(), 1);
+    run_plain(&mut s, &Drawish { value: 0.0, draw: 0.6 }, &mut NnCache::new(0, 32), 50, &mut buf);
+    let [w, d, l] = s.root_wdl().unwrap();
+    assert!((d - 0.6).abs() < 1e-5 && (w - 0.2).abs() < 1e-5 && (l - 0.2).abs() < 1e-5, "{w} {d} {l}");
+    // Each reported line has its own split, adding up to 1.
+    for (_, q, split, _) in s.lines(3, 4) {
+        let [w, d, l] = split.unwrap();
+        assert!((w + d + l - 1.0).abs() < 1e-5 && (w - l - q).abs() < 1e-4, "{w} {d} {l} q {q}");
+    }
+    assert_eq!(junglezero::mcts::player::permille([0.2004, 0.6, 0.1996]), [200, 600, 200]);
+    assert_eq!(junglezero::mcts::player::permille([1.0, 0.0, 0.0]).iter().sum::<u32>(), 1000);
+    let mut s = Search::new(g, &no_noise(), 1);
+    run_plain(&mut s, &UniformEvaluator::default(), &mut NnCache::new(0, 32), 20, &mut buf);
+    assert!(s.root_wdl().is_none(), "no draw estimates, no split");
+    // A position whose every line ends at once in a draw by the no-capture limit.
+    let rules = Rules { no_capture_plies: 1, ..Rules::default() };
+    let g = JungleGame::new(parse_fen("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w").unwrap(), rules);
+    let mut s = Search::new(g, &no_noise(), 1);
+    run_plain(&mut s, &Drawish { value: 0.9, draw: 0.0 }, &mut NnCache::new(0, 32), 30, &mut buf);
+    let [_, d, _] = s.root_wdl().unwrap();
+    assert!(d > 0.9, "draws at the end count: {d}");
+}
+
+/// Minibatches of one tree: the leaves in flight together are distinct (virtual loss spreads
+/// them), every gathered simulation is finished, no leaf stays parked, and the counts add up as
+/// in a sequential search; several threads on one tree still find the den entry in one.
+#[test]
+fn minibatches_and_threads_share_one_tree_and_count_every_simulation() {
+    use junglezero::mcts::parallel::{Budget, Lane, search_parallel};
+    use std::sync::atomic::AtomicBool;
+    let g = JungleGame::new(parse_fen("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L w").unwrap(), Rules::default());
+    let mut cache = NnCache::new(0, 32);
+    let mut buf = EvalBuffers::new::<JungleGame>(1);
+    let mut s = Search::new(g.clone(), &no_noise(), 1);
+    run_plain(&mut s, &UniformEvaluator::default(), &mut cache, 30, &mut buf);
+    // Eight leaves parked at once: eight different positions.
+    let mut slots = Vec::new();
+    for _ in 0..8 {
+        if let junglezero::mcts::Step::NeedsEval(_) = s.select(&mut cache) {
+            slots.push(s.park().unwrap());
+        }
+    }
+    assert_eq!(slots.len(), 8, "collisions among the first eight leaves");
+    let hashes: std::collections::HashSet<u64> = slots.iter().map(|&k| s.parked_state(k).hash()).collect();
+    assert_eq!(hashes.len(), 8, "the same leaf twice in one minibatch");
+    assert_eq!(s.parked_count(), 8);
+
+    let stop = AtomicBool::new(false);
+    for (threads, minibatch) in [(1, 16), (2, 8), (3, 1)] {
+        let mut s = Search::new(g.clone(), &no_noise(), 1);
+        let mut lanes: Vec<Lane<JungleGame>> = (0..threads).map(|_| Lane::new(minibatch)).collect();
+        let budget = Budget { sims: 500, deadline: None, stop: &stop };
+        let mut reports = 0;
+        let done = search_parallel(&mut s, &mut cache, &UniformEvaluator::default(), &mut lanes, minibatch, &budget, &mut |_, _| reports += 1);
+        assert_eq!((done, s.root_visits(), s.parked_count()), (500, 500, 0), "{threads} threads x {minibatch}");
+        assert!(reports > 0);
+        // Every expanded node has one visit of its own plus its children's.
+        let nodes = &s.tree().nodes;
+        for n in nodes.iter().filter(|n| n.num_children > 0) {
+            let below: u32 = nodes[n.children()].iter().map(|c| c.visits).sum();
+            assert_eq!(n.visits, below + 1, "{threads} threads x {minibatch}");
+        }
+        assert!(nodes.iter().all(|n| n.state != junglezero::mcts::tree::PENDING));
+        assert!(s.root_value().abs() <= 1.0);
+    }
+    let g = JungleGame::new(parse_fen("l3D1t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C5/T5L w").unwrap(), Rules::default());
+    let mut s = Search::new(g, &no_noise(), 1);
+    let mut lanes: Vec<Lane<JungleGame>> = (0..2).map(|_| Lane::new(4)).collect();
+    search_parallel(&mut s, &mut cache, &UniformEvaluator::default(), &mut lanes, 4, &Budget { sims: 300, deadline: None, stop: &stop }, &mut |_, _| {});
+    assert_eq!(s.best_move().unwrap().to_string(), "e9d9");
+}

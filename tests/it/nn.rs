@@ -81,12 +81,14 @@ fn a_position_evaluates_the_same_alone_and_in_a_batch() {
     let eval = NetEvaluator::new(small().init(SHAPE, &device), device, "test", &small());
     let (games, x) = batch(4);
     let refs: Vec<&JungleGame> = games.iter().collect();
-    let (mut p4, mut v4, mut m4) = (vec![0.0; 4 * ACTIONS], vec![0.0; 4], vec![0.0; 4]);
-    eval.evaluate(&refs, &x, Outputs { policy: &mut p4, value: &mut v4, moves_left: &mut m4 });
-    let (mut p1, mut v1, mut m1) = (vec![0.0; ACTIONS], vec![0.0; 1], vec![0.0; 1]);
-    eval.evaluate(&refs[2..3], &x[2 * INPUT_SIZE..3 * INPUT_SIZE], Outputs { policy: &mut p1, value: &mut v1, moves_left: &mut m1 });
+    let (mut p4, mut v4, mut m4, mut d4) = (vec![0.0; 4 * ACTIONS], vec![0.0; 4], vec![0.0; 4], vec![0.0; 4]);
+    eval.evaluate(&refs, &x, Outputs { policy: &mut p4, value: &mut v4, moves_left: &mut m4, draw: &mut d4 });
+    let (mut p1, mut v1, mut m1, mut d1) = (vec![0.0; ACTIONS], vec![0.0; 1], vec![0.0; 1], vec![0.0; 1]);
+    eval.evaluate(&refs[2..3], &x[2 * INPUT_SIZE..3 * INPUT_SIZE], Outputs { policy: &mut p1, value: &mut v1, moves_left: &mut m1, draw: &mut d1 });
     assert!(m1[0].is_nan() && m4.iter().all(|m| m.is_nan()), "no head: moves left unknown");
-    assert!((v1[0] - v4[2]).abs() < 1e-5);
+    assert!((v1[0] - v4[2]).abs() < 1e-5 && (d1[0] - d4[2]).abs() < 1e-5);
+    // The draw chance is the network's: in [0, 1] and no more than the value leaves room for.
+    assert!(v4.iter().zip(&d4).all(|(v, d)| (0.0..=1.0).contains(d) && v.abs() + d <= 1.0 + 1e-5), "{v4:?} {d4:?}");
     assert!(p1.iter().zip(&p4[2 * ACTIONS..3 * ACTIONS]).all(|(a, b)| (a - b).abs() < 1e-4));
 }
 
@@ -194,8 +196,8 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
         assert!(p < tolerance && w < tolerance && m < tolerance, "{precision:?}: policy {p}, wdl {w}, moves left {m}");
     }
     let refs: Vec<&JungleGame> = games.iter().collect();
-    let (mut p, mut v, mut m) = (vec![0.0; 16 * ACTIONS], vec![0.0; 16], vec![0.0; 16]);
-    fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
+    let (mut p, mut v, mut m, mut d) = (vec![0.0; 16 * ACTIONS], vec![0.0; 16], vec![0.0; 16], vec![0.0; 16]);
+    fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m, draw: &mut d });
     assert!(v.iter().all(|x| x.is_finite() && x.abs() <= 1.0));
     assert!(m.iter().all(|x| x.is_finite() && *x >= 0.0), "plies left: {m:?}");
 }
@@ -250,8 +252,8 @@ fn one_network_code_serves_the_flip_game_and_its_model_files_name_the_game() {
     let worst = a.policy.iter().zip(&r.policy).chain(a.wdl.iter().zip(&r.wdl)).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     assert!(worst < 1e-4, "the GPU plan on 4x4 differs by {worst}");
     let refs: Vec<&FlipGame> = games.iter().collect();
-    let (mut p, mut v, mut m) = (vec![0.0; 6 * 80], vec![0.0; 6], vec![0.0; 6]);
-    fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m });
+    let (mut p, mut v, mut m, mut d) = (vec![0.0; 6 * 80], vec![0.0; 6], vec![0.0; 6], vec![0.0; 6]);
+    fused.evaluate(&refs, &x, Outputs { policy: &mut p, value: &mut v, moves_left: &mut m, draw: &mut d });
     assert!(v.iter().all(|x| x.is_finite() && x.abs() <= 1.0));
 
     // The file says which game; a flip model does not load for Jungle, nor the reverse.

@@ -322,11 +322,34 @@ fn the_network_as_an_analysis_engine() {
     let best = lines.last().unwrap().1.strip_prefix("bestmove ").unwrap().to_string();
     assert!(legal_after(&[], &best), "{best}");
 
-    // The same position again: the tree is kept and grows by what this `go` asks.
+    assert!(infos.iter().all(|(_, l)| !l.contains(" wdl ")), "no wdl unless asked: {infos:?}");
+
+    // The same position again: the tree is kept and grows by what this `go` asks; with
+    // UCI_ShowWDL every line carries win, draw and loss per mille after its score.
+    send("setoption name UCI_ShowWDL value true");
     send("go nodes 300");
     let lines = until("bestmove");
     let after = nodes(&lines.iter().rev().find(|(_, l)| l.contains("multipv 1 ")).unwrap().1);
     assert!(after >= before + 300, "nodes {before} then {after}: {lines:?}");
+    for (_, l) in lines.iter().filter(|(_, l)| l.starts_with("info depth")) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let at = w.iter().position(|x| *x == "wdl").unwrap_or_else(|| panic!("no wdl: {l}"));
+        assert_eq!(w[at - 2], "cp", "{l}");
+        let sum: u32 = w[at + 1..at + 4].iter().map(|x| x.parse::<u32>().unwrap()).sum();
+        assert_eq!((sum, w[at + 4]), (1000, "pv"), "{l}");
+    }
+    // Two threads sharing the tree, eight leaves a network call each: the tree grows by what
+    // the `go` asks.
+    send("setoption name Threads value 2");
+    send("setoption name MinibatchSize value 8");
+    send("go nodes 400");
+    let lines = until("bestmove");
+    let n = nodes(&lines.iter().rev().find(|(_, l)| l.starts_with("info depth")).unwrap().1);
+    assert!(n >= 400, "{lines:?}");
+    assert!(legal_after(&[], lines.last().unwrap().1.strip_prefix("bestmove ").unwrap()), "{lines:?}");
+    send("setoption name UCI_ShowWDL value maybe");
+    let lines = until("info string error");
+    assert!(lines.last().unwrap().1.contains("true or false"), "{lines:?}");
     send("quit");
     assert!(child.wait().unwrap().success());
 }

@@ -1,0 +1,54 @@
+//! `junglezero bench player --model FILE`: MCTS as the protocol and `play` run it, with the
+//! network, over the alpha-beta bench positions, for several thread and minibatch counts.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use junglezero::alphabeta::bench::BENCH_FENS;
+use junglezero::jungle::{JungleGame, parse_fen};
+use junglezero::mcts::MctsPlayer;
+use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::player::{Limits, Player};
+
+use crate::cli::ConfigArgs;
+
+pub fn run(model: &std::path::Path, sims: u32, combos: &[String], args: &ConfigArgs) -> anyhow::Result<()> {
+    let config = super::load_config(args)?;
+    let net =
+        Arc::new(NetEvaluator::load(model, &config.hardware, <JungleGame as junglezero::game::Encode>::SHAPE).with_context(|| model.display().to_string())?);
+    let roots = BENCH_FENS.iter().map(|f| Ok(JungleGame::new(parse_fen(f)?, config.rules))).collect::<anyhow::Result<Vec<_>>>()?;
+    let mut out = std::io::stdout().lock();
+    let mut base = None;
+    for combo in combos {
+        let (threads, minibatch) = combo
+            .split_once('x')
+            .and_then(|(t, m)| Some((t.trim().parse::<usize>().ok()?, m.trim().parse::<usize>().ok()?)))
+            .filter(|&(t, m)| (1..=256).contains(&t) && (1..=1024).contains(&m))
+            .ok_or_else(|| anyhow::anyhow!("--combos: '{combo}' is not THREADSxMINIBATCH (1-256 x 1-1024)"))?;
+        let mcts = junglezero::mcts::MctsConfig { play_threads: threads, play_minibatch: minibatch, play_tree_reuse: false, ..config.mcts.clone() };
+        let limits = Limits { nodes: Some(u64::from(sims)), ..Limits::default() };
+        let mut secs = 0.0;
+        let mut agree = 0;
+        for root in &roots {
+            let mut player = MctsPlayer::<JungleGame, _>::new(net.clone(), &mcts, sims);
+            let start = Instant::now();
+            let best = player.choose(root, &limits, &mut |_| {});
+            secs += start.elapsed().as_secs_f64();
+            let mut single = MctsPlayer::<JungleGame, _>::new(net.clone(), &junglezero::mcts::MctsConfig { play_tree_reuse: false, ..config.mcts.clone() }, 64);
+            // The same move as a small one-thread search: a sanity check, not a strength test.
+            agree += usize::from(best == single.choose(root, &Limits { nodes: Some(64), ..Limits::default() }, &mut |_| {}));
+        }
+        let rate = f64::from(sims) * roots.len() as f64 / secs;
+        let base_rate = *base.get_or_insert(rate);
+        writeln!(
+            out,
+            "threads {threads} minibatch {minibatch} positions {} sims {sims} time {secs:.2} sims/s {rate:.0} ({:.2}x) same move as 64 sims {agree}/{}",
+            roots.len(),
+            rate / base_rate,
+            roots.len()
+        )?;
+    }
+    Ok(())
+}
