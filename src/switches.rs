@@ -21,10 +21,21 @@ pub trait Switches: Default {
     /// nothing.
     fn apply_overrides(&mut self, spec: &str) -> Result<(), Self::Error> {
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty() && *p != "default") {
+            if let Some(set) = Self::preset(part) {
+                for (k, v) in set {
+                    self.set(k, v)?;
+                }
+                continue;
+            }
             let (k, v) = part.split_once('=').ok_or_else(|| Self::not_key_value(part))?;
             self.set(k, v)?;
         }
         Ok(())
+    }
+
+    /// The switches a preset's name stands for (`--rules icga2014`), if `name` is one.
+    fn preset(_name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+        None
     }
 
     /// `default`, or the switches that differ from the defaults as `key=value,...` (what

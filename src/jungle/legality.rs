@@ -23,10 +23,10 @@ pub fn can_capture(rules: &Rules, att: Piece, from: Square, def: Piece, to: Squa
     }
     if on_trap_of(to, att.side()) {
         // Rank 0 for defence, but the Elephant may be barred from taking a trapped Rat.
-        return !(att.kind() == Kind::Elephant && def.kind() == Kind::Rat && !rules.elephant_takes_trapped_rat);
+        return !(att.kind() == Kind::Elephant && def.kind() == Kind::Rat && !rules.elephant_takes_trapped_rat && !rules.elephant_takes_rat);
     }
     match (att.kind(), def.kind()) {
-        (Kind::Elephant, Kind::Rat) => false,
+        (Kind::Elephant, Kind::Rat) => rules.elephant_takes_rat,
         (Kind::Rat, Kind::Elephant) => true,
         (a, d) => rules.rank(a) >= rules.rank(d),
     }

@@ -66,7 +66,13 @@ impl Ctx {
         targets[Kind::Leopard.index()] = upto5 | trapped;
         targets[Kind::Tiger.index()] = upto6 | trapped;
         targets[Kind::Lion.index()] = upto7 | trapped;
-        let trapped_rat = if rules.elephant_takes_trapped_rat { upto1 & trapped } else { 0 };
+        let trapped_rat = if rules.elephant_takes_rat {
+            upto1
+        } else if rules.elephant_takes_trapped_rat {
+            upto1 & trapped
+        } else {
+            0
+        };
         targets[Kind::Elephant.index()] = (enemy & !upto1) | trapped_rat;
 
         let enemy_rat = upto1;

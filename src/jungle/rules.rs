@@ -57,6 +57,9 @@ pub struct Rules {
     pub rat_captures_across_shore: bool,
     /// The Elephant may take a Rat standing on one of the Elephant's side's traps.
     pub elephant_takes_trapped_rat: bool,
+    /// The Elephant may take a Rat on any land square (van Rijn and Vis's rules; see the
+    /// `icga2014` preset).
+    pub elephant_takes_rat: bool,
     /// Third-occurrence rule.
     pub repetition: Repetition,
     /// Plies without a capture after which the game is drawn; 0 disables.
@@ -73,6 +76,7 @@ impl Default for Rules {
             dog_over_wolf: false,
             rat_captures_across_shore: false,
             elephant_takes_trapped_rat: true,
+            elephant_takes_rat: false,
             repetition: Repetition::Forbidden,
             no_capture_plies: 200,
             max_plies: 0,
@@ -101,8 +105,23 @@ fn parse_count(key: &str, value: &str) -> Result<u16, RulesError> {
 }
 
 impl Rules {
-    pub const KEYS: [&'static str; 7] =
-        ["dog_over_wolf", "rat_captures_across_shore", "elephant_takes_trapped_rat", "repetition", "no_capture_plies", "max_plies", "anti_chase"];
+    pub const KEYS: [&'static str; 8] = [
+        "dog_over_wolf",
+        "rat_captures_across_shore",
+        "elephant_takes_trapped_rat",
+        "elephant_takes_rat",
+        "repetition",
+        "no_capture_plies",
+        "max_plies",
+        "anti_chase",
+    ];
+
+    /// Named sets of switches `--rules` accepts as a word: `icga2014`, the rules of van Rijn
+    /// and Vis's endgame tables ("Endgame Analysis of Dou Shou Qi", ICGA Journal 37(2), 2014):
+    /// the Elephant takes the Rat anywhere on land, Rats take each other across the shore both
+    /// ways, and a Rat in the water still cannot take the Elephant.
+    pub const PRESETS: [(&'static str, &'static [(&'static str, &'static str)]); 1] =
+        [("icga2014", &[("elephant_takes_rat", "on"), ("rat_captures_across_shore", "on")])];
 
     /// The rank of an animal under these rules (1 = Rat … 8 = Elephant).
     #[inline]
@@ -117,6 +136,7 @@ impl Rules {
             "dog_over_wolf" => self.dog_over_wolf = parse_switch(key, value)?,
             "rat_captures_across_shore" => self.rat_captures_across_shore = parse_switch(key, value)?,
             "elephant_takes_trapped_rat" => self.elephant_takes_trapped_rat = parse_switch(key, value)?,
+            "elephant_takes_rat" => self.elephant_takes_rat = parse_switch(key, value)?,
             "repetition" => self.repetition = value.parse()?,
             "no_capture_plies" => self.no_capture_plies = parse_count(key, value)?,
             "max_plies" => self.max_plies = parse_count(key, value)?,
@@ -138,6 +158,7 @@ impl Rules {
             "dog_over_wolf" => onoff(self.dog_over_wolf),
             "rat_captures_across_shore" => onoff(self.rat_captures_across_shore),
             "elephant_takes_trapped_rat" => onoff(self.elephant_takes_trapped_rat),
+            "elephant_takes_rat" => onoff(self.elephant_takes_rat),
             "repetition" => self.repetition.name().to_string(),
             "no_capture_plies" => self.no_capture_plies.to_string(),
             "max_plies" => self.max_plies.to_string(),
@@ -169,6 +190,10 @@ impl Switches for Rules {
         Rules::get(self, key)
     }
 
+    fn preset(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+        Rules::PRESETS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+    }
+
     fn not_key_value(part: &str) -> RulesError {
         RulesError::NotKeyValue(part.into())
     }
@@ -193,6 +218,15 @@ mod tests {
         assert!(!r.elephant_takes_trapped_rat);
         assert_eq!(r.to_string().parse::<Rules>().unwrap(), r);
         assert_eq!(Rules::default().to_string(), "default");
+    }
+
+    #[test]
+    fn the_icga2014_preset_is_van_rijn_and_vis_s_rules() {
+        let r: Rules = "icga2014,repetition=off".parse().unwrap();
+        assert!(r.elephant_takes_rat && r.rat_captures_across_shore && r.repetition == Repetition::Off);
+        assert_eq!(Rules { dog_over_wolf: false, ..r }, r, "ranks as standard");
+        assert_eq!(r.to_string().parse::<Rules>().unwrap(), r);
+        assert!("icga2015".parse::<Rules>().is_err());
     }
 
     #[test]

@@ -21,6 +21,8 @@ fn variants() -> Vec<Rules> {
                         dog_over_wolf: dow,
                         rat_captures_across_shore: shore,
                         elephant_takes_trapped_rat: etr,
+                        // The icga2014 Elephant in every other variant.
+                        elephant_takes_rat: i % 2 == 1,
                         repetition: rep,
                         no_capture_plies: [200, 0, 40][i % 3],
                         max_plies: [0, 160, 300][(i / 3) % 3],

@@ -85,6 +85,7 @@ isready
         "dog_over_wolf",
         "rat_captures_across_shore",
         "elephant_takes_trapped_rat",
+        "elephant_takes_rat",
         "repetition",
         "no_capture_plies",
         "max_plies",

@@ -120,6 +120,7 @@ impl ProtocolGame for JungleGame {
             check_option("dog_over_wolf", d.dog_over_wolf),
             check_option("rat_captures_across_shore", d.rat_captures_across_shore),
             check_option("elephant_takes_trapped_rat", d.elephant_takes_trapped_rat),
+            check_option("elephant_takes_rat", d.elephant_takes_rat),
             format!("option name repetition type combo default {} var forbidden var draw var off", Repetition::default().name()),
             spin_option("no_capture_plies", d.no_capture_plies),
             spin_option("max_plies", d.max_plies),

@@ -84,12 +84,12 @@ fn captures(rules: &Rules, att: (Side, char), af: (i32, i32), def: (Side, char),
     }
     if trap_of(att.0, df.0, df.1) {
         if att.1 == 'E' && def.1 == 'R' {
-            return rules.elephant_takes_trapped_rat;
+            return rules.elephant_takes_trapped_rat || rules.elephant_takes_rat;
         }
         return true;
     }
     if att.1 == 'E' && def.1 == 'R' {
-        return false;
+        return rules.elephant_takes_rat;
     }
     if att.1 == 'R' && def.1 == 'E' {
         return true;
