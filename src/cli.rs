@@ -62,6 +62,50 @@ pub enum Command {
     /// Benchmarks that print figures for BENCHMARKS.md.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Endgame tablebases: build them, probe them.
+    #[command(subcommand)]
+    Tb(TbCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TbCommand {
+    /// Computes by retrograde analysis the exact result and distance of every position with up
+    /// to N pieces (or of the materials given and what their captures reach), one file per
+    /// material; tables already in the folder are kept, so a build resumes.
+    Build {
+        /// Every material with up to this many pieces (2 or 3; 4-piece tables one material at a
+        /// time with --material).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(2..=4))]
+        pieces: Option<u8>,
+        /// Materials, e.g. ER-l,LT-r (Red's animals, a dash, Blue's; letters R C D W P T L E).
+        #[arg(long, value_delimiter = ',')]
+        material: Vec<String>,
+        /// Rule switches over the config's [rules] (the tables depend on the capture switches;
+        /// e.g. icga2014).
+        #[arg(long)]
+        rules: Option<String>,
+        /// The tables' folder.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Write what was built (per material: positions, wins, draws, losses, longest win,
+        /// seconds, bytes) as JSON.
+        #[arg(long, value_name = "PATH")]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Reads one FEN a line on stdin and prints one line each: `win N`, `loss N` or `draw`
+    /// for the side to move (N plies to the end with best play), or `error: ...`.
+    Probe {
+        /// The tables' folder.
+        #[arg(long, value_name = "DIR")]
+        tb: PathBuf,
+        /// Rule switches over the config's [rules] (must be those the tables were built for).
+        #[arg(long)]
+        rules: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
 }
 
 /// A position and the rules it is played under.

@@ -20,5 +20,6 @@ pub mod selfplay;
 pub mod serve;
 pub mod store;
 pub mod switches;
+pub mod tb;
 pub mod train;
 pub mod trainable;

@@ -16,6 +16,7 @@ pub mod search;
 pub mod selfplay;
 pub mod serve;
 pub mod show;
+pub mod tb;
 pub mod tournament;
 pub mod train;
 pub mod uci;

@@ -23,7 +23,8 @@ pub fn can_capture(rules: &Rules, att: Piece, from: Square, def: Piece, to: Squa
     }
     if on_trap_of(to, att.side()) {
         // Rank 0 for defence, but the Elephant may be barred from taking a trapped Rat.
-        return !(att.kind() == Kind::Elephant && def.kind() == Kind::Rat && !rules.elephant_takes_trapped_rat && !rules.elephant_takes_rat);
+        let elephant_on_rat = att.kind() == Kind::Elephant && def.kind() == Kind::Rat;
+        return !elephant_on_rat || rules.elephant_takes_trapped_rat || rules.elephant_takes_rat;
     }
     match (att.kind(), def.kind()) {
         (Kind::Elephant, Kind::Rat) => rules.elephant_takes_rat,

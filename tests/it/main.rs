@@ -23,4 +23,5 @@ mod search;
 mod serve;
 mod stages;
 mod store_remote;
+mod tb;
 mod train;

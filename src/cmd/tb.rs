@@ -1,0 +1,115 @@
+//! `junglezero tb build|probe`: endgame tablebases (see `junglezero::tb`).
+
+use std::io::Write;
+
+use junglezero::entries::HouseGame;
+use junglezero::jungle::{JungleGame, Rules};
+use junglezero::store::lines::CappedLines;
+use junglezero::store::{caps, write_output};
+use junglezero::tb::generate::{Built, build_dir};
+use junglezero::tb::{Material, Tablebase};
+
+use super::progress::bar;
+use crate::cli::{ConfigArgs, TbCommand};
+
+pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
+    match cmd {
+        TbCommand::Build { pieces, material, rules, out, json, config } => {
+            let rules = rules_of(&config, rules.as_deref())?;
+            let mut targets = Vec::new();
+            if let Some(n) = pieces {
+                if n > 3 && material.is_empty() {
+                    anyhow::bail!(
+                        "--pieces {n} builds every material of {n} pieces, days of work here: name 4-piece materials with --material (e.g. --material LE-le)"
+                    );
+                }
+                if n <= 3 {
+                    targets.extend(Material::all_up_to(usize::from(n)));
+                }
+            }
+            for text in &material {
+                let m = Material::parse(text)?;
+                if m.count() > 4 {
+                    anyhow::bail!("{m}: the tables go up to 4 pieces");
+                }
+                targets.push(m);
+            }
+            if targets.is_empty() {
+                anyhow::bail!("say what to build: --pieces N and/or --material LIST");
+            }
+            let all = junglezero::tb::generate::closure(&targets);
+            let pb = bar(all.len() as u64, "tables");
+            let show = |b: &Built| {
+                pb.inc(1);
+                pb.set_message(format!("{} {}", b.material, if b.reused { "kept" } else { "built" }));
+            };
+            let built = build_dir(&out, &rules, &targets, &show)?;
+            pb.finish_and_clear();
+            summary(&built, &rules, &out)?;
+            if let Some(path) = json {
+                write_output(&path, serde_json::to_string_pretty(&serde_json::json!({ "rules": rules.to_string(), "tables": built }))?.as_bytes())?;
+            }
+            Ok(())
+        }
+        TbCommand::Probe { tb, rules, config } => {
+            let rules = rules_of(&config, rules.as_deref())?;
+            let tables = Tablebase::open(&tb, &rules)?;
+            let mut out = std::io::stdout().lock();
+            let mut lines = CappedLines::new(std::io::BufReader::new(std::io::stdin().lock()), caps::LINE);
+            while let Some(line) = lines.next_line() {
+                let answer = match line {
+                    Ok(l) if l.trim().is_empty() => continue,
+                    Err(e) => format!("error: {e}"),
+                    Ok(l) => match junglezero::jungle::parse_fen(l.trim()) {
+                        Err(e) => format!("error: {e}"),
+                        Ok(pos) => match tables.probe(&pos) {
+                            Ok(v) => v.to_string(),
+                            Err(e) => format!("error: {e}"),
+                        },
+                    },
+                };
+                writeln!(out, "{answer}")?;
+                out.flush()?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The config's Jungle rules with `--rules` over them.
+fn rules_of(config: &ConfigArgs, spec: Option<&str>) -> anyhow::Result<Rules> {
+    let config = super::load_config(config)?;
+    JungleGame::rules_with(&config, spec).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))
+}
+
+/// Per piece count: tables, positions, wins, draws, losses, the longest win, time and size.
+fn summary(built: &[Built], rules: &Rules, dir: &std::path::Path) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{:>6} {:>7} {:>13} {:>13} {:>13} {:>13} {:>8} {:>9} {:>11}",
+        "pieces", "tables", "positions", "wins", "draws", "losses", "longest", "seconds", "bytes"
+    )?;
+    for n in 2..=4 {
+        let rows: Vec<&Built> = built.iter().filter(|b| b.pieces == n).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let sum = |f: &dyn Fn(&Built) -> u64| rows.iter().map(|b| f(b)).sum::<u64>();
+        let longest = rows.iter().map(|b| b.stats.longest_win).max().unwrap_or(0);
+        let secs: f64 = rows.iter().map(|b| b.seconds).sum();
+        writeln!(
+            out,
+            "{n:>6} {:>7} {:>13} {:>13} {:>13} {:>13} {longest:>8} {secs:>9.1} {:>11}",
+            rows.len(),
+            sum(&|b| b.stats.positions),
+            sum(&|b| b.stats.wins),
+            sum(&|b| b.stats.draws),
+            sum(&|b| b.stats.losses),
+            sum(&|b| b.bytes)
+        )?;
+    }
+    let kept = built.iter().filter(|b| b.reused).count();
+    writeln!(out, "rules {rules}; tables in {}{}", dir.display(), if kept > 0 { format!(" ({kept} kept from an earlier build)") } else { String::new() })?;
+    Ok(())
+}

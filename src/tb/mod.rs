@@ -1,0 +1,153 @@
+//! Endgame tablebases for Jungle: the exact result and distance of every position with few
+//! pieces, by retrograde analysis (`build`), stored one file per material (`table`), looked up
+//! through the left-right mirror and the colour flip (`index`), and probed by the engines.
+//!
+//! The tables know the board and the capture rules only: they ignore the repetition rule and
+//! the no-capture limit (a position is valued as if neither applied). See [`Tablebase::probe`]
+//! for how the engines treat a position whose history makes the difference.
+
+pub mod build;
+pub mod generate;
+pub mod index;
+pub mod material;
+pub mod table;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+use crate::jungle::{Position, Rules};
+pub use material::Material;
+pub use table::{Stats, Table, Value};
+
+/// The rules a table depends on: the capture switches (repetition, the no-capture limit, the
+/// ply cap and the anti-chase rules are ignored, so they are set off).
+pub fn table_rules(r: &Rules) -> Rules {
+    Rules {
+        dog_over_wolf: r.dog_over_wolf,
+        rat_captures_across_shore: r.rat_captures_across_shore,
+        elephant_takes_trapped_rat: r.elephant_takes_trapped_rat,
+        elephant_takes_rat: r.elephant_takes_rat,
+        repetition: crate::jungle::Repetition::Off,
+        no_capture_plies: 0,
+        max_plies: 0,
+        anti_chase: false,
+    }
+}
+
+/// Why a position has no tablebase value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    #[error("the game is over (a piece is in a den, or a side has no piece)")]
+    Over,
+    #[error("{0} pieces: the tables hold up to {1}")]
+    TooMany(usize, usize),
+    #[error("no table for {0}")]
+    Missing(Material),
+}
+
+/// A folder of tables built under one set of rules, loaded as they are first needed.
+pub struct Tablebase {
+    dir: PathBuf,
+    rules: Rules,
+    /// The most pieces of any table in the folder.
+    max_pieces: usize,
+    tables: RwLock<HashMap<Material, Option<std::sync::Arc<Table>>>>,
+}
+
+impl Tablebase {
+    /// The tables in `dir` for `rules` (their capture switches must be the ones the tables were
+    /// built under: checked here on one table, and on every table as it loads).
+    pub fn open(dir: &Path, rules: &Rules) -> anyhow::Result<Tablebase> {
+        let entries = std::fs::read_dir(dir).map_err(|e| anyhow::anyhow!("tablebase folder {}: {e}", dir.display()))?;
+        let mut max_pieces = 0;
+        let mut any = None;
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(m) = name.strip_suffix(".jztb").and_then(|m| Material::parse(m).ok()) {
+                max_pieces = max_pieces.max(m.count());
+                any.get_or_insert(m);
+            }
+        }
+        let Some(first) = any else { anyhow::bail!("{} holds no tablebase file (*.jztb); build them with `junglezero tb build`", dir.display()) };
+        let tb = Tablebase { dir: dir.to_path_buf(), rules: table_rules(rules), max_pieces, tables: RwLock::new(HashMap::new()) };
+        tb.table(first)?;
+        Ok(tb)
+    }
+
+    /// The tables built so far in memory, for `build`: `tables` by material.
+    pub fn from_tables(rules: &Rules, tables: Vec<Table>) -> Tablebase {
+        let max_pieces = tables.iter().map(|t| t.material.count()).max().unwrap_or(0);
+        let map = tables.into_iter().map(|t| (t.material, Some(std::sync::Arc::new(t)))).collect();
+        Tablebase { dir: PathBuf::new(), rules: table_rules(rules), max_pieces, tables: RwLock::new(map) }
+    }
+
+    pub fn max_pieces(&self) -> usize {
+        self.max_pieces
+    }
+
+    /// The table of canonical material `m` (loaded from the folder the first time).
+    fn table(&self, m: Material) -> anyhow::Result<Option<std::sync::Arc<Table>>> {
+        if let Some(t) = self.tables.read().map_err(|_| anyhow::anyhow!("tablebase lock poisoned"))?.get(&m) {
+            return Ok(t.clone());
+        }
+        let path = self.dir.join(Table::file_name(m));
+        let t = if self.dir.as_os_str().is_empty() || !path.exists() {
+            None
+        } else {
+            let t = Table::load(&path)?;
+            let want = self.rules.to_string();
+            if t.rules != want {
+                anyhow::bail!("{} was built for rules '{}', not '{want}'", path.display(), t.rules);
+            }
+            Some(std::sync::Arc::new(t))
+        };
+        self.tables.write().map_err(|_| anyhow::anyhow!("tablebase lock poisoned"))?.insert(m, t.clone());
+        Ok(t)
+    }
+
+    /// The result for the side to move in `pos`, as if repetitions and the no-capture limit did
+    /// not exist. The engines use it as it is; a game that the repetition rule or the
+    /// no-capture limit would end differently (a drawn or forbidden repetition on the way, a
+    /// win longer than the plies the limit leaves) is the one case where it is not exact, and
+    /// [`Tablebase::probe_game`] refuses the wins and losses the limit would cut off.
+    pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
+        let n = pos.count(crate::jungle::Side::Red) + pos.count(crate::jungle::Side::Blue);
+        if pos.den_winner().is_some() || pos.count(crate::jungle::Side::Red) == 0 || pos.count(crate::jungle::Side::Blue) == 0 {
+            return Err(ProbeError::Over);
+        }
+        if n as usize > self.max_pieces {
+            return Err(ProbeError::TooMany(n as usize, self.max_pieces));
+        }
+        let mut squares = Vec::with_capacity(4);
+        let (m, stm) = index::locate(pos, &mut squares);
+        let t = self.table(m).ok().flatten().ok_or(ProbeError::Missing(m))?;
+        lookup_in(&t, stm, &squares)
+    }
+
+    /// [`Tablebase::probe`] for a game in progress: a win or loss longer than the plies the
+    /// no-capture limit leaves (`no_capture_plies - halfmove`) is no result (`None`), since
+    /// the limit may draw the game first.
+    pub fn probe_game(&self, pos: &Position, rules: &Rules) -> Option<Value> {
+        let v = self.probe(pos).ok()?;
+        let left = if rules.no_capture_plies == 0 { u16::MAX } else { rules.no_capture_plies.saturating_sub(pos.halfmove()) };
+        match v {
+            Value::Win(d) | Value::Loss(d) if d > left => None,
+            v => Some(v),
+        }
+    }
+}
+
+/// The value of a located position in its table.
+fn lookup_in(t: &Table, stm: crate::jungle::Side, squares: &[usize]) -> Result<Value, ProbeError> {
+    let code = t.codes.get(index::encode_table(stm, squares)).copied().unwrap_or(table::NONE);
+    Value::from_code(code).ok_or(ProbeError::Over)
+}
+
+/// The value of `pos` in whichever of `tables` holds its material (`None`: none does, or the
+/// game is over there).
+pub fn probe_in(tables: &HashMap<Material, std::sync::Arc<Table>>, pos: &Position) -> Option<Value> {
+    let mut squares = Vec::with_capacity(4);
+    let (m, stm) = index::locate(pos, &mut squares);
+    lookup_in(tables.get(&m)?, stm, &squares).ok()
+}

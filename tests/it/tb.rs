@@ -1,0 +1,277 @@
+//! Endgame tablebases against plain exhaustive search, against their own moves, under the
+//! mirror and the colour flip, and through the binary.
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, OnceLock};
+
+use junglezero::jungle::movegen::pseudo_moves;
+use junglezero::jungle::tables::{DEN, WATER};
+use junglezero::jungle::{Kind, MoveList, Piece, Position, Rules, Side, Square};
+use junglezero::tb::generate::{build_dir, to_table};
+use junglezero::tb::{Material, Table, Tablebase, Value, probe_in};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Every table of up to three pieces under the default rules, built once for these tests.
+fn tables() -> &'static Tablebase {
+    static TB: OnceLock<Tablebase> = OnceLock::new();
+    TB.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("jz-tb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        build_dir(&dir, &Rules::default(), &Material::all_up_to(3), &|_| {}).expect("tables build");
+        let tb = Tablebase::open(&dir, &Rules::default()).expect("tables open");
+        assert_eq!(tb.max_pieces(), 3);
+        tb
+    })
+}
+
+/// A random legal position of 2 or 3 pieces (no piece on a den, only Rats in the water).
+fn random_position(rng: &mut ChaCha8Rng) -> Position {
+    loop {
+        let n = rng.random_range(2..=3usize);
+        let mut kinds: Vec<Piece> = Vec::new();
+        let red = rng.random_range(1..n);
+        while kinds.len() < n {
+            let side = if kinds.len() < red { Side::Red } else { Side::Blue };
+            let p = Piece::new(side, Kind::ALL[rng.random_range(0..8)]);
+            if !kinds.contains(&p) {
+                kinds.push(p);
+            }
+        }
+        let mut text = vec!['.'; 63];
+        let mut ok = true;
+        for p in &kinds {
+            let s = rng.random_range(0..63usize);
+            let bit = 1u64 << s;
+            if text[s] != '.' || (DEN[0] | DEN[1]) & bit != 0 || (WATER & bit != 0 && p.kind() != Kind::Rat) {
+                ok = false;
+                break;
+            }
+            text[s] = p.letter();
+        }
+        if !ok {
+            continue;
+        }
+        let stm = if rng.random::<bool>() { 'w' } else { 'b' };
+        let ranks: Vec<String> = (0..9)
+            .rev()
+            .map(|r| {
+                let mut row = String::new();
+                let mut empty = 0;
+                for f in 0..7 {
+                    match text[r * 7 + f] {
+                        '.' => empty += 1,
+                        c => {
+                            if empty > 0 {
+                                row.push_str(&empty.to_string());
+                                empty = 0;
+                            }
+                            row.push(c);
+                        }
+                    }
+                }
+                if empty > 0 {
+                    row.push_str(&empty.to_string());
+                }
+                row
+            })
+            .collect();
+        return junglezero::jungle::parse_fen(&format!("{} {stm}", ranks.join("/"))).expect("a valid position");
+    }
+}
+
+/// Plain exhaustive search: the exact result when it ends within `depth` plies with best play,
+/// otherwise nothing (a draw is never proved).
+fn solve(pos: &Position, rules: &Rules, depth: u32) -> Option<Value> {
+    let mut moves = MoveList::new();
+    pseudo_moves(pos, rules, &mut moves);
+    if moves.is_empty() {
+        return Some(Value::Loss(0));
+    }
+    let us = pos.side_to_move();
+    let (mut win, mut all_lose, mut longest) = (None::<u16>, true, 0u16);
+    for &mv in &moves {
+        if DEN[us.flip().index()] & mv.to().bit() != 0 {
+            win = Some(1);
+            continue;
+        }
+        let mut after = *pos;
+        after.play_unchecked(mv);
+        if after.count(us.flip()) == 0 {
+            win = Some(1);
+            continue;
+        }
+        match if depth > 1 { solve(&after, rules, depth - 1) } else { None } {
+            Some(Value::Loss(k)) => win = Some(win.map_or(k + 1, |w| w.min(k + 1))),
+            Some(Value::Win(k)) => longest = longest.max(k + 1),
+            _ => all_lose = false,
+        }
+    }
+    match win {
+        Some(w) => Some(Value::Win(w)),
+        None if all_lose => Some(Value::Loss(longest)),
+        None => None,
+    }
+}
+
+/// The tables agree with exhaustive search on random positions of two and three pieces:
+/// every result within the search's horizon, value and distance; nothing proved beyond it.
+#[test]
+fn tables_agree_with_exhaustive_search() {
+    let tb = tables();
+    let rules = Rules::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (mut exact, mut beyond) = (0, 0);
+    for _ in 0..400 {
+        let pos = random_position(&mut rng);
+        let v = tb.probe(&pos).unwrap();
+        let depth = if pos.count(Side::Red) + pos.count(Side::Blue) == 2 { 7 } else { 5 };
+        let s = solve(&pos, &rules, depth);
+        match v {
+            Value::Win(d) | Value::Loss(d) if u32::from(d) <= depth => {
+                assert_eq!(s, Some(v), "{}", junglezero::jungle::fen(&pos));
+                exact += 1;
+            }
+            _ => {
+                assert_eq!(s, None, "{} is {v} in the tables", junglezero::jungle::fen(&pos));
+                beyond += 1;
+            }
+        }
+    }
+    assert!(exact > 100 && beyond > 20, "exact {exact}, beyond the horizon {beyond}");
+}
+
+/// The result a move leads to, for the side that made it.
+fn after_move(tb: &HashMap<Material, Arc<Table>>, pos: &Position, mv: junglezero::jungle::Move) -> Value {
+    let us = pos.side_to_move();
+    if DEN[us.flip().index()] & mv.to().bit() != 0 {
+        return Value::Win(1);
+    }
+    let mut after = *pos;
+    after.play_unchecked(mv);
+    if after.count(us.flip()) == 0 {
+        return Value::Win(1);
+    }
+    probe_in(tb, &after).expect("every smaller table is there").from_mover()
+}
+
+/// Every position of the tables checked against its moves: a win in N has a move that wins in
+/// N and none faster; a loss in N has only losing moves, the longest in N; a draw has no
+/// winning move and a drawing one.
+#[test]
+fn every_result_is_what_its_moves_give() {
+    let tb = tables();
+    let rules = Rules::default();
+    let dir = std::env::temp_dir().join(format!("jz-tb-{}", std::process::id()));
+    let mut map = HashMap::new();
+    for m in Material::all_up_to(3) {
+        map.insert(m, Arc::new(Table::load(&dir.join(Table::file_name(m))).unwrap()));
+    }
+    let mut checked = 0;
+    for text in ["E-r", "R-e", "L-t", "C-d", "ER-l", "TR-e", "LD-w", "RC-r"] {
+        let m = Material::parse(text).unwrap();
+        let pieces = m.pieces();
+        let n = m.count();
+        let mut squares = vec![0usize; n];
+        for idx in 0..junglezero::tb::index::full_len(n) {
+            let stm = junglezero::tb::index::decode_full(idx, n, &mut squares);
+            if !junglezero::tb::index::valid(&pieces, &squares) {
+                continue;
+            }
+            let pos = junglezero::tb::index::position(&pieces, &squares, stm);
+            let v = tb.probe(&pos).unwrap();
+            let mut moves = MoveList::new();
+            pseudo_moves(&pos, &rules, &mut moves);
+            let results: Vec<Value> = moves.iter().map(|&mv| after_move(&map, &pos, mv)).collect();
+            let wins = results.iter().filter_map(|r| if let Value::Win(d) = r { Some(*d) } else { None });
+            let losses = results.iter().filter_map(|r| if let Value::Loss(d) = r { Some(*d) } else { None });
+            match v {
+                Value::Win(d) => assert_eq!(wins.min(), Some(d), "{text} {}", junglezero::jungle::fen(&pos)),
+                Value::Loss(d) => {
+                    assert!(results.iter().all(|r| matches!(r, Value::Loss(_))), "{text} {}", junglezero::jungle::fen(&pos));
+                    assert_eq!(losses.max().unwrap_or(0), d, "{text} {}", junglezero::jungle::fen(&pos));
+                }
+                Value::Draw => {
+                    assert_eq!(wins.count(), 0, "{text} {}", junglezero::jungle::fen(&pos));
+                    assert!(results.contains(&Value::Draw), "{text} {}", junglezero::jungle::fen(&pos));
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 500_000, "{checked}");
+}
+
+/// A position, its mirror and its colour flip have one value; a material stored flipped is
+/// probed through the flip.
+#[test]
+fn mirror_and_colour_flip_keep_the_value() {
+    let tb = tables();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut flipped = 0;
+    for _ in 0..3000 {
+        let pos = random_position(&mut rng);
+        let v = tb.probe(&pos).unwrap();
+        assert_eq!(tb.probe(&pos.mirror()).unwrap(), v, "{}", junglezero::jungle::fen(&pos));
+        assert_eq!(tb.probe(&pos.colour_flipped()).unwrap(), v, "{}", junglezero::jungle::fen(&pos));
+        flipped += usize::from(pos.count(Side::Blue) > pos.count(Side::Red));
+    }
+    assert!(flipped > 500);
+    // Beyond the tables, and over.
+    let four = junglezero::jungle::parse_fen("l5t/7/7/7/7/7/7/7/T5L w").unwrap();
+    assert!(tb.probe(&four).unwrap_err().to_string().contains("4 pieces"));
+    let _ = Square::new(0);
+}
+
+/// A mirror-symmetric fold: the whole-board build and its table give each position one code.
+#[test]
+fn folding_a_build_into_the_table_loses_nothing() {
+    let m = Material::parse("L-r").unwrap();
+    let full = junglezero::tb::build::build(m, &Rules::default(), &|_| None).unwrap();
+    let t = to_table(m, "x", &full);
+    let n = m.count();
+    let mut squares = vec![0usize; n];
+    for (idx, &c) in full.iter().enumerate() {
+        let stm = junglezero::tb::index::decode_full(idx, n, &mut squares);
+        assert_eq!(t.codes[junglezero::tb::index::encode_table(stm, &squares)], c);
+    }
+}
+
+/// Through the binary: `tb build --pieces 2` from nothing, again (kept), and `tb probe`
+/// answering every line, errors included.
+#[test]
+fn tb_build_and_probe_from_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("jz-tb-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).output().unwrap();
+    let o = run(&["tb", "build", "--pieces", "2", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["2", "36"])), "{out}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 36);
+    let o = run(&["tb", "build", "--pieces", "2", "--out", dir.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("36 kept"), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = run(&["tb", "build", "--pieces", "2", "--rules", "icga2014", "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("was built for rules"), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(["tb", "probe", "--tb", dir.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Red Elephant next to the Blue den's trap with Blue's Rat far away: wins at once.
+    let lines = "7/3E3/7/7/7/7/7/7/r6 w\n7/3E3/7/7/7/7/7/7/r6 b\nnot a fen\nl5t/7/7/7/7/7/7/7/T5L w\n\n";
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(lines.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let answers: Vec<&str> = out.lines().collect();
+    assert_eq!(answers.len(), 4, "{out}");
+    assert_eq!(answers[0], "win 1");
+    assert!(answers[1].starts_with("loss ") || answers[1].starts_with("win ") || answers[1] == "draw", "{out}");
+    assert!(answers[2].starts_with("error: ") && answers[3].starts_with("error: 4 pieces"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
