@@ -18,14 +18,7 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             let rules = rules_of(&config, rules.as_deref())?;
             let mut targets = Vec::new();
             if let Some(n) = pieces {
-                if n > 3 && material.is_empty() {
-                    anyhow::bail!(
-                        "--pieces {n} builds every material of {n} pieces, days of work here: name 4-piece materials with --material (e.g. --material LE-le)"
-                    );
-                }
-                if n <= 3 {
-                    targets.extend(Material::all_up_to(usize::from(n)));
-                }
+                targets.extend(Material::all_up_to(usize::from(n)));
             }
             for text in &material {
                 let m = Material::parse(text)?;

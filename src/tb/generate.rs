@@ -58,7 +58,10 @@ pub fn build_dir(dir: &Path, rules: &Rules, targets: &[Material], done: &(dyn Fn
         let results: Vec<anyhow::Result<(Table, Built)>> = level.par_iter().map(|&m| one(dir, &rules, m, known, done)).collect();
         for r in results {
             let (t, b) = r?;
-            tables.insert(t.material, Arc::new(t));
+            // The largest tables are needed by nothing bigger: written, not kept.
+            if n < max {
+                tables.insert(t.material, Arc::new(t));
+            }
             out.push(b);
         }
     }
@@ -96,7 +99,7 @@ fn one(dir: &Path, rules: &Rules, m: Material, known: &HashMap<Material, Arc<Tab
 }
 
 /// A whole-board build folded into table order (the mirror halves agree: each writes the
-/// same code).
+/// same code); its counts are the whole board's.
 pub fn to_table(m: Material, rules: &str, full: &[u8]) -> Table {
     let n = m.count();
     let mut codes = vec![NONE; table_len(n)];
@@ -105,7 +108,8 @@ pub fn to_table(m: Material, rules: &str, full: &[u8]) -> Table {
         let stm = decode_full(idx, n, &mut squares);
         codes[encode_table(stm, &squares)] = c;
     }
-    let stats = Table::count(m, &codes);
+    // Counted over the whole board: every position, mirror images apart.
+    let stats = Table::count(m, full);
     Table { material: m, rules: rules.to_string(), codes, stats }
 }
 
