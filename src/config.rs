@@ -51,12 +51,20 @@ pub struct Config {
     pub gate: GateConfig,
     /// The best network against fixed-depth alpha-beta during `train`.
     pub ladder: LadderConfig,
+    /// Endgame tablebases (Jungle).
+    pub tablebase: crate::tb::TablebaseConfig,
 }
 
 impl Config {
     /// What players (alpha-beta, MCTS, external) are built with.
     pub fn players(&self) -> PlayerSettings {
-        PlayerSettings { search: self.search.clone(), eval: self.eval.clone(), mcts: self.mcts.clone(), hardware: self.hardware.clone() }
+        PlayerSettings {
+            search: self.search.clone(),
+            eval: self.eval.clone(),
+            mcts: self.mcts.clone(),
+            hardware: self.hardware.clone(),
+            tablebase: self.tablebase.clone(),
+        }
     }
 
     /// Defaults, then the file (if any), then the overrides; validated.

@@ -84,6 +84,12 @@ pub trait RunGame: Trainable + ArenaGame<Rules = <Self as Trainable>::Rules> {
     /// The self-play stage's settings.
     fn stage(config: &Config) -> StageSettings<'_, Self>;
 
+    /// Exact values the config provides for this game (Jungle: the endgame tables of
+    /// `[tablebase]`); none by default.
+    fn oracle(_config: &Config) -> anyhow::Result<Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<Self>>>> {
+        Ok(None)
+    }
+
     /// Plays the teacher's games before the first generation; the games played.
     fn teach(_: &mut Pipeline<Self>, _: &mut ProgressFn, _: &AtomicBool) -> Result<u64> {
         Ok(0)

@@ -439,7 +439,8 @@ function renderAnalysis() {
   const tbody = $('mcts-table').querySelector('tbody');
   tbody.innerHTML = '';
   if (a.mcts) {
-    $('mcts-sims').textContent = `${a.mcts.sims} simulations, ${a.mcts.time_ms} ms, value ${a.mcts.value.toFixed(3)}`;
+    const exact = a.mcts.exact ? ` (${a.mcts.exact})` : '';
+    $('mcts-sims').textContent = `${a.mcts.sims} simulations, ${a.mcts.time_ms} ms, value ${a.mcts.value.toFixed(3)}${exact}`;
     for (const c of a.mcts.children) {
       const tr = document.createElement('tr');
       tr.innerHTML = `<td>${c.move}</td><td>${c.visits}</td><td>${pct(c.prior)}</td><td>${c.q == null ? '–' : c.q.toFixed(3)}</td>`;

@@ -25,6 +25,7 @@ use crate::jungle::movegen::{self, MAX_MOVES, MoveList};
 use crate::jungle::tables::{DEN_SQUARE, NEIGHBOURS, TRAPS};
 use crate::jungle::{History, JungleGame, Move, Position, Repetition, Rules, Square, Step};
 use crate::player::Limits;
+use crate::tb::{Tablebase, Value};
 
 pub const MAX_PLY: usize = 96;
 
@@ -70,6 +71,8 @@ pub struct Info {
     pub time: Duration,
     pub nps: u64,
     pub hashfull: u32,
+    /// Positions valued by the endgame tables.
+    pub tbhits: u64,
     pub pv: Vec<Move>,
 }
 
@@ -78,7 +81,7 @@ impl std::fmt::Display for Info {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "info depth {} seldepth {} score {} nodes {} nps {} time {} hashfull {} pv",
+            "info depth {} seldepth {} score {} nodes {} nps {} time {} hashfull {}",
             self.depth,
             self.seldepth,
             self.score,
@@ -87,6 +90,10 @@ impl std::fmt::Display for Info {
             self.time.as_millis(),
             self.hashfull
         )?;
+        if self.tbhits > 0 {
+            write!(f, " tbhits {}", self.tbhits)?;
+        }
+        f.write_str(" pv")?;
         for m in &self.pv {
             write!(f, " {m}")?;
         }
@@ -113,9 +120,13 @@ pub struct Engine {
     eval: Arc<Eval>,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
+    /// Endgame tables: positions they hold are valued exactly, in the tree as at the root.
+    tb: Option<Arc<Tablebase>>,
 }
 
 struct Shared<'a> {
+    tb: Option<&'a Tablebase>,
+    tbhits: AtomicU64,
     tt: &'a TranspositionTable,
     eval: &'a Eval,
     rules: Rules,
@@ -128,7 +139,20 @@ struct Shared<'a> {
 
 impl Engine {
     pub fn new(config: &SearchConfig, eval: Eval) -> Engine {
-        Engine { config: config.clone(), tt: Arc::new(TranspositionTable::new(config.hash_mb)), eval: Arc::new(eval), stop: Arc::new(AtomicBool::new(false)) }
+        Engine {
+            config: config.clone(),
+            tt: Arc::new(TranspositionTable::new(config.hash_mb)),
+            eval: Arc::new(eval),
+            stop: Arc::new(AtomicBool::new(false)),
+            tb: None,
+        }
+    }
+
+    /// The same engine valuing the positions of `tb` exactly (the fastest win, the longest
+    /// loss; within the no-capture limit's reach, see [`Tablebase::probe_game`]).
+    pub fn with_tablebase(mut self, tb: Option<Arc<Tablebase>>) -> Engine {
+        self.tb = tb;
+        self
     }
 
     pub fn config(&self) -> &SearchConfig {
@@ -183,8 +207,18 @@ impl Engine {
             let v = o.winner.map_or(0, |w| if w == game.side_to_move().player() { WIN } else { -WIN });
             return SearchResult { best: None, value: v, score: Score::from_internal(v), depth: 0, nodes: 0, time: start.elapsed(), pv: vec![] };
         }
-        let shared =
-            Shared { tt: &self.tt, eval: &self.eval, rules: *game.rules(), config: &self.config, stop: &self.stop, limits, start, nodes: AtomicU64::new(0) };
+        let shared = Shared {
+            tt: &self.tt,
+            eval: &self.eval,
+            rules: *game.rules(),
+            config: &self.config,
+            stop: &self.stop,
+            limits,
+            start,
+            nodes: AtomicU64::new(0),
+            tb: self.tb.as_deref(),
+            tbhits: AtomicU64::new(0),
+        };
         let threads = self.config.threads.max(1);
         let result = std::thread::scope(|scope| {
             for id in 1..threads {
@@ -368,6 +402,7 @@ impl<'a> Searcher<'a> {
                     time,
                     nps,
                     hashfull: self.shared.tt.hashfull(),
+                    tbhits: self.shared.tbhits.load(Ordering::Relaxed),
                     pv,
                 });
             }
@@ -475,6 +510,11 @@ impl<'a> Searcher<'a> {
                 self.pv_len[0] = 1;
             }
             return WIN - (ply as i32 + 1);
+        }
+        if ply > 0
+            && let Some(v) = self.tablebase(pos, ply)
+        {
+            return v;
         }
         if ply >= MAX_PLY - 2 {
             return self.shared.eval.evaluate(pos);
@@ -662,6 +702,23 @@ impl<'a> Searcher<'a> {
 
     /// Captures only, unless an enemy piece stands next to our den: then every move is tried
     /// (all but taking the intruder lose at once, which the child sees immediately).
+    /// The tables' score of `pos` at `ply` when they hold it: a win in `d` plies is
+    /// `WIN - (ply + d)`, as the tree scores a den entry.
+    #[inline]
+    fn tablebase(&self, pos: &Position, ply: usize) -> Option<i32> {
+        let tb = self.shared.tb?;
+        if (pos.count(crate::jungle::Side::Red) + pos.count(crate::jungle::Side::Blue)) as usize > tb.max_pieces() {
+            return None;
+        }
+        let v = tb.probe_game(pos, &self.shared.rules)?;
+        self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
+        Some(match v {
+            Value::Win(d) => WIN - (ply as i32 + i32::from(d)),
+            Value::Loss(d) => -WIN + ply as i32 + i32::from(d),
+            Value::Draw => 0,
+        })
+    }
+
     fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv_len[ply] = ply;
         if ply > 0 && self.drawn(pos) {
@@ -669,6 +726,9 @@ impl<'a> Searcher<'a> {
         }
         if Self::den_entry(pos).is_some() {
             return WIN - (ply as i32 + 1);
+        }
+        if let Some(v) = self.tablebase(pos, ply) {
+            return v;
         }
         if self.poll() {
             return 0;

@@ -98,6 +98,8 @@ pub enum PlayerError {
     NoNetwork,
     #[error("{spec} does not play the {game} game")]
     WrongGame { spec: String, game: &'static str },
+    #[error("endgame tables: {0}")]
+    Tablebase(String),
 }
 
 /// Splits `k=v,k="v, with commas",...`.
@@ -346,6 +348,7 @@ pub struct PlayerSettings {
     pub eval: EvalWeights,
     pub mcts: MctsConfig,
     pub hardware: HardwareConfig,
+    pub tablebase: crate::tb::TablebaseConfig,
 }
 
 /// The players every game builds alike from a spec: MCTS with a loaded network of the game
@@ -355,6 +358,7 @@ pub fn any_game_player<G: Encode>(
     net: Option<&Arc<NetEvaluator>>,
     mcts: &MctsConfig,
     seed: u64,
+    oracle: Option<Arc<dyn crate::mcts::oracle::Oracle<G>>>,
 ) -> Result<(Box<dyn Player<G>>, Limits), PlayerError> {
     match spec {
         PlayerSpec::Mcts { sims, movetime, c_puct, reuse, tc, .. } => {
@@ -368,7 +372,10 @@ pub fn any_game_player<G: Encode>(
             }
             // On a clock, the clock decides how long to search.
             let nodes = if tc.is_some() { None } else { Some(u64::from(*sims)) };
-            Ok((Box::new(MctsPlayer::<G, _>::new(net, &config, *sims)), Limits { nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() }))
+            Ok((
+                Box::new(MctsPlayer::<G, _>::new(net, &config, *sims).with_oracle(oracle)),
+                Limits { nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() },
+            ))
         }
         PlayerSpec::Random { .. } => Ok((Box::new(RandomPlayer::new(seed)), Limits::default())),
         other => Err(PlayerError::WrongGame { spec: other.to_string(), game: G::SHAPE.game }),

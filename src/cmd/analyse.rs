@@ -10,7 +10,7 @@ use junglezero::config::Config;
 use junglezero::entries::HouseGame;
 use junglezero::game::Turn;
 use junglezero::nn::burn_eval::NetEvaluator;
-use junglezero::serve::analysis::{MctsView, network_view, run_mcts};
+use junglezero::serve::analysis::{MctsBudget, MctsView, network_view, run_mcts};
 
 use crate::cli::AnalyseArgs;
 
@@ -32,9 +32,10 @@ fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<
     let sims = args.sims.unwrap_or(config.mcts.playouts);
     let time = Duration::from_millis(args.movetime.unwrap_or(86_400_000));
     let stop = AtomicBool::new(false);
+    let oracle = G::oracle(config)?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        let search = run_mcts(&*net, &config.mcts, &game, sims, time, &stop, &mut |_| true);
+        let search = run_mcts(&*net, &config.mcts, &game, MctsBudget { sims, time, stop: &stop }, oracle, &mut |_| true);
         writeln!(out, "{}", serde_json::json!({ "network": view, "mcts": search }))?;
         return Ok(());
     }
@@ -52,7 +53,7 @@ fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<
     let priors: Vec<String> = view.policy.iter().take(6).map(|p| format!("{} {:.1} %", p.mv, pct(p.p))).collect();
     writeln!(out, "policy {}", priors.join(", "))?;
     let mut write_err = None;
-    let last = run_mcts(&*net, &config.mcts, &game, sims, time, &stop, &mut |v: &MctsView| {
+    let last = run_mcts(&*net, &config.mcts, &game, MctsBudget { sims, time, stop: &stop }, oracle, &mut |v: &MctsView| {
         let line = format!("sims {} time {} ms value {:+.3} best {} pv {}", v.sims, v.time_ms, v.value, v.best.as_deref().unwrap_or("-"), v.pv.join(" "));
         if let Err(e) = writeln!(out, "{line}").and_then(|_| out.flush()) {
             write_err.get_or_insert(e);
@@ -66,6 +67,9 @@ fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<
     writeln!(out, "{:<10} {:>8} {:>7} {:>7}", "move", "visits", "prior", "Q")?;
     for c in &last.children {
         writeln!(out, "{:<10} {:>8} {:>6.1}% {:>7}", c.mv, c.visits, pct(c.prior), c.q.map_or_else(|| "-".into(), |q| format!("{q:+.3}")))?;
+    }
+    if let Some(exact) = &last.exact {
+        writeln!(out, "{exact}")?;
     }
     writeln!(out, "bestmove {}", last.best.as_deref().unwrap_or("(none)"))?;
     Ok(())

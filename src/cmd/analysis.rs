@@ -12,16 +12,17 @@
 
 use std::io::{BufReader, Write};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use junglezero::config::Config;
 use junglezero::entries::HouseGame;
 use junglezero::game::Turn;
+use junglezero::mcts::oracle::Oracle;
 use junglezero::mcts::server::{ServerConfig, ServerStats, with_server};
 use junglezero::mcts::{Evaluator, MctsConfig};
 use junglezero::nn::burn_eval::NetEvaluator;
-use junglezero::serve::analysis::{network_view, run_mcts};
+use junglezero::serve::analysis::{MctsBudget, network_view, run_mcts};
 use junglezero::store::{caps, lines::CappedLines};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -78,6 +79,7 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
     let stats = ServerStats::default();
     let server = ServerConfig { max_batch: 256, max_wait: Duration::from_millis(2), clients: threads };
     let mcts = MctsConfig { dirichlet_fraction: 0.0, ..config.mcts.clone() };
+    let oracle = G::oracle(config)?;
     with_server(&net, server, &stats, |client| {
         std::thread::scope(|scope| {
             for _ in 0..threads {
@@ -85,7 +87,7 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
                     loop {
                         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                         let Ok(job) = job else { break };
-                        say(answer(&job, client, &net, &mcts));
+                        say(answer(&job, client, &net, &mcts, oracle.clone()));
                     }
                 });
             }
@@ -161,14 +163,15 @@ fn jobs<G: HouseGame>(line: &str, config: &Config) -> Result<Vec<Job<G>>, (Value
 }
 
 /// Searches one job's position and says what it found.
-fn answer<G: HouseGame>(job: &Job<G>, client: &dyn Evaluator<G>, net: &NetEvaluator, mcts: &MctsConfig) -> Value {
+fn answer<G: HouseGame>(job: &Job<G>, client: &dyn Evaluator<G>, net: &NetEvaluator, mcts: &MctsConfig, oracle: Option<Arc<dyn Oracle<G>>>) -> Value {
     match job.game.turn() {
         Turn::Over(o) => return json!({ "id": job.id, "turnNumber": job.turn, "error": format!("the game is over: {}", G::outcome_text(&o)) }),
         Turn::Chance => return json!({ "id": job.id, "turnNumber": job.turn, "error": "the position waits for a flip's outcome" }),
         Turn::Player(_) => {}
     }
     let raw = network_view(net, &job.game);
-    let view = run_mcts(client, mcts, &job.game, job.visits, job.time, &AtomicBool::new(false), &mut |_| true);
+    let budget = MctsBudget { sims: job.visits, time: job.time, stop: &AtomicBool::new(false) };
+    let view = run_mcts(client, mcts, &job.game, budget, oracle, &mut |_| true);
     let winrate = |q: f32| (1.0 + q) / 2.0;
     let moves: Vec<Value> = view
         .children
@@ -192,6 +195,7 @@ fn answer<G: HouseGame>(job: &Job<G>, client: &dyn Evaluator<G>, net: &NetEvalua
         "value": view.value,
         "winrate": winrate(view.value),
         "wdl": view.wdl,
+        "exact": view.exact,
         "rawWdl": raw.wdl,
         "rawValue": raw.value,
     });

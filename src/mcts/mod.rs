@@ -5,6 +5,7 @@ pub mod cache;
 pub mod driver;
 pub mod evaluator;
 pub mod gumbel;
+pub mod oracle;
 pub mod parallel;
 pub mod player;
 pub mod search;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::oracle::{Oracle, best_move};
 use super::parallel::{Budget, Lane, search_parallel};
 use super::{Algorithm, Batch, MctsConfig, Search};
 use crate::game::Encode;
@@ -26,6 +27,9 @@ pub struct MctsPlayer<G: Encode, E> {
     /// Each search thread's buffers (`mcts.play_threads` of them; empty until a parallel
     /// search).
     lanes: Vec<Lane<G>>,
+    /// Exact values (endgame tables): leaves in the tree, and the move outright at a root it
+    /// knows.
+    oracle: Option<Arc<dyn Oracle<G>>>,
     stop: Arc<AtomicBool>,
     name: String,
 }
@@ -40,6 +44,7 @@ impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
             batch: Batch::new::<G>(1, 1, config.cache_entries),
             search: None,
             lanes: Vec::new(),
+            oracle: None,
             stop: Arc::new(AtomicBool::new(false)),
             name,
         }
@@ -47,6 +52,12 @@ impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
 }
 
 impl<G: Encode, E> MctsPlayer<G, E> {
+    /// The same player with exact values from `oracle`.
+    pub fn with_oracle(mut self, oracle: Option<Arc<dyn Oracle<G>>>) -> Self {
+        self.oracle = oracle;
+        self
+    }
+
     /// The last move's search (its tree kept for the next move), if this game had one.
     pub fn last_search(&self) -> Option<&Search<G>> {
         self.search.as_ref()
@@ -68,6 +79,23 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             return None;
         }
         let start = Instant::now();
+        // A root the oracle knows: its best move, no search.
+        if let Some(o) = &self.oracle
+            && let Some((mv, e)) = best_move(&**o, game)
+        {
+            // Moves (not plies) to the end, as `score mate` counts them.
+            let score = if e.value > 0.0 {
+                format!("mate {}", e.plies.div_ceil(2))
+            } else if e.value < 0.0 {
+                format!("mate -{}", e.plies / 2)
+            } else {
+                "cp 0".to_string()
+            };
+            info(&format!("info depth 1 seldepth 1 time {} nodes 0 nps 0 score {score} pv {mv}", start.elapsed().as_millis()));
+            info(&format!("info string {}", e.describe(o.source())));
+            self.search = None;
+            return Some(mv);
+        }
         // `go infinite` runs until stopped, up to a tree the memory can hold.
         let sims = if limits.infinite {
             INFINITE_SIMULATIONS
@@ -84,6 +112,7 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             search.reset(game);
             search.reseed(game.hash());
         }
+        search.set_oracle(self.oracle.clone());
         search.set_budget(if sims >= INFINITE_SIMULATIONS { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;

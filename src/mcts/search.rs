@@ -119,6 +119,8 @@ pub struct Search<G: Encode> {
     /// Leaves waiting for the network while the search goes on, and their states.
     parked: Vec<parking::Parked>,
     parked_states: Vec<G>,
+    /// Exact values of the positions it knows (endgame tables): leaves, as finished games are.
+    oracle: Option<std::sync::Arc<dyn super::oracle::Oracle<G>>>,
 }
 
 /// Orders nodes by visits, ties by prior: the move played, the lines reported and the
@@ -155,7 +157,13 @@ impl<G: Encode> Search<G> {
             draws: Vec::with_capacity(G::MAX_MOVES + 1),
             parked: Vec::new(),
             parked_states: Vec::new(),
+            oracle: None,
         }
+    }
+
+    /// Values the positions `oracle` knows exactly (below the root), as finished games.
+    pub fn set_oracle(&mut self, oracle: Option<std::sync::Arc<dyn super::oracle::Oracle<G>>>) {
+        self.oracle = oracle;
     }
 
     fn is_gumbel(&self) -> bool {
@@ -575,6 +583,18 @@ impl<G: Encode> Search<G> {
                         n.to_move = CHANCE;
                     }
                     Turn::Player(p) => {
+                        // A position the oracle knows is a leaf with its exact value (the root
+                        // still gets its moves: a player needs one).
+                        if id != ROOT
+                            && let Some(e) = self.oracle.as_ref().and_then(|o| o.exact(&self.scratch))
+                        {
+                            let v = e.value * sign(player_index(p));
+                            let n = &mut self.tree.nodes[id as usize];
+                            n.state = TERMINAL;
+                            n.terminal_value = v;
+                            self.backprop(v, f32::from(e.plies), terminal_draw(v));
+                            return Step::Done;
+                        }
                         let key = self.scratch.input_hash();
                         if let Some((v, m, d, pairs)) = cache.get(key) {
                             let v_first = v * sign(player_index(p));

@@ -79,6 +79,7 @@ impl Options {
             format!("option name Threads type spin default {} min 1 max 256", c.search.threads.max(c.mcts.play_threads)),
             format!("option name Engine type combo default {0} var {0} var mcts", G::ENGINE),
             "option name Model type string default <empty>".to_string(),
+            format!("option name TablebasePath type string default {}", if c.tablebase.dir.is_empty() { "<empty>" } else { &c.tablebase.dir }),
             format!("option name Playouts type spin default {} min 1 max 10000000", c.mcts.playouts),
             format!("option name MinibatchSize type spin default {} min 1 max 1024", c.mcts.play_minibatch),
             "option name MultiPV type spin default 1 min 1 max 64".to_string(),
@@ -134,6 +135,15 @@ impl Options {
                 v if v == G::ENGINE => self.mcts = false,
                 other => return Err(OptionError::UnknownEngine(other.into(), G::ENGINE)),
             },
+            // Endgame tables (`tb build`): checked now, so a bad folder is said at once.
+            "tablebasepath" => {
+                let dir = if value == "<empty>" { "" } else { value };
+                let tb = crate::tb::TablebaseConfig { dir: dir.to_string(), ..self.config.tablebase.clone() };
+                if let Err(e) = tb.open(&self.config.rules) {
+                    return Err(OptionError::Rejected(e.to_string()));
+                }
+                self.config.tablebase = tb;
+            }
             "model" => {
                 let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware, G::SHAPE)?;
                 self.network = Some(Arc::new(eval));

@@ -13,6 +13,7 @@ use crate::alphabeta::{Engine, Eval, Info, Score};
 use crate::config::Config;
 use crate::game::Encode;
 use crate::jungle::{JungleGame, Move};
+use crate::mcts::oracle::Oracle;
 use crate::mcts::{Batch, Evaluator, MctsConfig, Search};
 use crate::nn::burn_eval::NetEvaluator;
 use crate::nn::model::MOVES_LEFT_UNIT;
@@ -137,12 +138,15 @@ pub struct MctsView {
     /// The most-visited line.
     pub pv: Vec<String>,
     pub best: Option<String>,
+    /// The root's exact result when the endgame tables hold it ("tablebase win in 17").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<String>,
 }
 
 /// Root children shown.
 const TOP: usize = 12;
 
-fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> MctsView {
+fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant, exact: &Option<String>) -> MctsView {
     let mut children: Vec<ChildView> =
         search.root_children().map(|(m, visits, prior, q)| ChildView { mv: m.to_string(), visits, prior, q: (visits > 0).then_some(q) }).collect();
     children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
@@ -156,26 +160,37 @@ fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant) -> MctsVi
         best: search.best_move().map(|m| m.to_string()),
         children,
         pv,
+        exact: exact.clone(),
     }
+}
+
+/// How long [`run_mcts`] searches: simulations, time, and a flag that stops it.
+pub struct MctsBudget<'a> {
+    pub sims: u32,
+    pub time: Duration,
+    pub stop: &'a AtomicBool,
 }
 
 /// Runs MCTS with `net` from `game` for `sims` simulations or `time`, whichever ends first, or
 /// until `stop` is raised or `report` returns false. `report` sees the root about five times
-/// a second and once at the end; the last view is returned.
+/// a second and once at the end; the last view is returned. Positions `oracle` knows are
+/// leaves with their exact values, and a root it knows is said in the view.
 pub fn run_mcts<G: Encode>(
     net: &dyn Evaluator<G>,
     config: &MctsConfig,
     game: &G,
-    sims: u32,
-    time: Duration,
-    stop: &AtomicBool,
+    budget: MctsBudget<'_>,
+    oracle: Option<Arc<dyn Oracle<G>>>,
     report: &mut dyn FnMut(&MctsView) -> bool,
 ) -> MctsView {
+    let MctsBudget { sims, time, stop } = budget;
     let start = Instant::now();
     let config = MctsConfig { dirichlet_fraction: 0.0, ..config.clone() };
     let mut batch = Batch::new::<G>(1, 1, config.cache_entries.min(1 << 14));
     let mut search = Search::new(game.clone(), &config, game.hash());
     search.set_budget(sims);
+    let exact = oracle.as_ref().and_then(|o| o.exact(game).map(|e| e.describe(o.source())));
+    search.set_oracle(oracle);
     let evaluators: [&dyn Evaluator<G>; 1] = [net];
     let mut done = 0u32;
     let mut last = start;
@@ -189,7 +204,7 @@ pub fn run_mcts<G: Encode>(
                 }
                 if last.elapsed() >= Duration::from_millis(200) {
                     last = Instant::now();
-                    if !report(&mcts_view(&search, done, start)) {
+                    if !report(&mcts_view(&search, done, start, &exact)) {
                         stop.store(true, Ordering::Relaxed);
                         break;
                     }
@@ -197,7 +212,7 @@ pub fn run_mcts<G: Encode>(
             }
         }
     }
-    let view = mcts_view(&search, done, start);
+    let view = mcts_view(&search, done, start, &exact);
     report(&view);
     view
 }

@@ -35,6 +35,48 @@ pub fn table_rules(r: &Rules) -> Rules {
     }
 }
 
+/// `[tablebase]`: where the tables are and who uses them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TablebaseConfig {
+    /// The tables' folder ("": none).
+    pub dir: String,
+    /// Self-play ends a game at its first tablebase position, with the tables' result.
+    pub selfplay: bool,
+    /// Matches (arena, gate, ladder) do the same (termination `tablebase`).
+    pub adjudicate: bool,
+}
+
+impl Default for TablebaseConfig {
+    fn default() -> Self {
+        TablebaseConfig { dir: String::new(), selfplay: true, adjudicate: true }
+    }
+}
+
+impl TablebaseConfig {
+    /// The tables for `rules`, when a folder is set (opened once per folder and rules, then
+    /// shared).
+    pub fn open(&self, rules: &Rules) -> anyhow::Result<Option<std::sync::Arc<Tablebase>>> {
+        if self.dir.is_empty() {
+            return Ok(None);
+        }
+        shared(Path::new(&self.dir), rules).map(Some)
+    }
+}
+
+/// The tables of `dir` for `rules`, opened once and shared by every engine of the process.
+pub fn shared(dir: &Path, rules: &Rules) -> anyhow::Result<std::sync::Arc<Tablebase>> {
+    static OPEN: std::sync::Mutex<Vec<(PathBuf, String, std::sync::Arc<Tablebase>)>> = std::sync::Mutex::new(Vec::new());
+    let key = table_rules(rules).to_string();
+    let mut open = OPEN.lock().map_err(|_| anyhow::anyhow!("tablebase registry poisoned"))?;
+    if let Some((_, _, tb)) = open.iter().find(|(d, r, _)| d == dir && *r == key) {
+        return Ok(tb.clone());
+    }
+    let tb = std::sync::Arc::new(Tablebase::open(dir, rules)?);
+    open.push((dir.to_path_buf(), key, tb.clone()));
+    Ok(tb)
+}
+
 /// Why a position has no tablebase value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProbeError {

@@ -275,3 +275,90 @@ fn tb_build_and_probe_from_the_command_line() {
     assert!(answers[2].starts_with("error: ") && answers[3].starts_with("error: 4 pieces"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A 3-piece win the tables hold: Red Elephant and Rat against the Blue Lion.
+const WIN_FEN: &str = "7/3l3/7/7/7/7/2E4/R6/7 w";
+
+fn tb_dir() -> std::path::PathBuf {
+    tables();
+    std::env::temp_dir().join(format!("jz-tb-{}", std::process::id()))
+}
+
+/// Alpha-beta with the tables plays a fastest win and scores it as a mate in the tables'
+/// distance; MCTS with them plays the tables' move outright and says so; below its root the
+/// tables' positions are leaves with exact values.
+#[test]
+fn engines_play_and_value_tablebase_positions_exactly() {
+    use junglezero::alphabeta::{Engine, Eval, EvalWeights, SearchConfig};
+    use junglezero::jungle::JungleGame;
+    use junglezero::mcts::oracle::Oracle;
+    use junglezero::player::{Limits, Player};
+    let tb = Arc::new(Tablebase::open(&tb_dir(), &Rules::default()).unwrap());
+    let rules = Rules::default();
+    let game = JungleGame::from_fen(WIN_FEN, rules).unwrap();
+    let Value::Win(d) = tb.probe(game.position()).unwrap() else { panic!("a win") };
+    let fastest = |mv: junglezero::jungle::Move| {
+        use junglezero::game::Game;
+        let mut g = game.clone();
+        g.play_unchecked(mv);
+        g.outcome().is_some() || tb.probe(g.position()).unwrap() == Value::Loss(d - 1)
+    };
+    let mut engine = Engine::new(&SearchConfig::default(), Eval::new(&EvalWeights::default(), rules)).with_tablebase(Some(tb.clone()));
+    let r = engine.search(&game, &Limits { depth: Some(4), ..Limits::default() }, &mut |_| {});
+    assert!(fastest(r.best.unwrap()), "alpha-beta played {:?}", r.best);
+    assert_eq!(r.score.to_string(), format!("mate {}", d.div_ceil(2)));
+
+    let net = Arc::new(junglezero::mcts::testing::UniformEvaluator::default());
+    let oracle: Arc<dyn Oracle<JungleGame>> = tb.clone();
+    let mut player = junglezero::mcts::MctsPlayer::new(net.clone(), &junglezero::mcts::MctsConfig::default(), 50).with_oracle(Some(oracle.clone()));
+    let mut lines = Vec::new();
+    let mv = player.choose(&game, &Limits::default(), &mut |l| lines.push(l.to_string())).unwrap();
+    assert!(fastest(mv), "mcts played {mv}");
+    assert!(lines.iter().any(|l| l == &format!("info string tablebase win in {d}")), "{lines:?}");
+
+    // Four pieces, tables of three: every capture leads to a position valued exactly.
+    let four = JungleGame::from_fen("7/7/7/7/7/7/1e5/1El4/R6 w", rules).unwrap();
+    let mut s = junglezero::mcts::Search::new(four, &junglezero::mcts::MctsConfig { dirichlet_fraction: 0.0, ..Default::default() }, 1);
+    s.set_oracle(Some(oracle));
+    let mut cache = junglezero::mcts::cache::NnCache::new(0, 32);
+    let mut buf = junglezero::mcts::EvalBuffers::new::<JungleGame>(1);
+    junglezero::mcts::run_plain(&mut s, &*net, &mut cache, 200, &mut buf);
+    let exact_leaves = s.tree().nodes.iter().filter(|n| n.state == junglezero::mcts::tree::TERMINAL && n.terminal_value != 0.0).count();
+    assert!(exact_leaves > 0, "no position below the root was valued by the tables");
+}
+
+/// Through the protocol: `TablebasePath` makes alpha-beta report tbhits and MCTS say the
+/// tables' result; a folder without tables is refused at once.
+#[test]
+fn the_protocol_takes_a_tablebase_path() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tb_dir();
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero")).arg("uci").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines().map_while(Result::ok);
+    let mut until = |prefix: &str| -> Vec<String> {
+        let mut got = Vec::new();
+        for l in lines.by_ref() {
+            let done = l.starts_with(prefix);
+            got.push(l);
+            if done {
+                return got;
+            }
+        }
+        panic!("no '{prefix}' line: {got:?}");
+    };
+    writeln!(input, "setoption name TablebasePath value {}\nposition fen {WIN_FEN}\ngo depth 3", dir.display()).unwrap();
+    let out = until("bestmove");
+    assert!(out.iter().any(|l| l.starts_with("info depth") && l.contains(" tbhits ") && l.contains("score mate 14")), "{out:?}");
+    writeln!(input, "setoption name Engine value mcts\nsetoption name Model value {model}\ngo nodes 50").unwrap();
+    let mcts_out = until("bestmove");
+    assert!(mcts_out.contains(&"info string tablebase win in 27".to_string()), "{mcts_out:?}");
+    // (`isready` may be answered before the option while the search thread ends: wait for
+    // the error itself.)
+    writeln!(input, "setoption name TablebasePath value /nonexistent").unwrap();
+    let out = until("info string error");
+    assert!(out.last().is_some_and(|l| l.contains("/nonexistent")), "{out:?} after {mcts_out:?}");
+    writeln!(input, "quit").unwrap();
+    assert!(child.wait().unwrap().success());
+}

@@ -188,7 +188,7 @@ impl Board for FlipBoard {
     }
     fn mcts(&self, st: &ServeState, net: &Arc<NetEvaluator>, budget: Budget, stop: &AtomicBool, report: &mut dyn FnMut(&MctsView) -> bool) -> MctsView {
         let (sims, time) = budget.mcts_limits();
-        analysis::run_mcts(&**net, &st.config.mcts, &self.game, sims, time, stop, report)
+        analysis::run_mcts(&**net, &st.config.mcts, &self.game, analysis::MctsBudget { sims, time, stop }, None, report)
     }
     fn alphabeta(&self, _: &ServeState, budget: Budget, _: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
         serve::run_expectimax(&self.game, &budget.alphabeta_limits(), report)

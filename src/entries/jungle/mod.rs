@@ -4,6 +4,7 @@
 
 pub mod players;
 mod serve;
+mod tablebase;
 mod teacher;
 
 use std::sync::Arc;
@@ -78,6 +79,10 @@ impl ArenaGame for JungleGame {
 impl RunGame for JungleGame {
     fn rules(config: &Config) -> Rules {
         config.rules
+    }
+
+    fn oracle(config: &Config) -> anyhow::Result<Option<Arc<dyn crate::mcts::oracle::Oracle<JungleGame>>>> {
+        Ok(config.tablebase.open(&config.rules)?.map(|t| t as Arc<dyn crate::mcts::oracle::Oracle<JungleGame>>))
     }
 
     /// Self-play with the handcrafted evaluation blended into young networks' values, and the

@@ -11,8 +11,10 @@ use crate::arena::spec::{Contestant, Contestants, PlayerError, PlayerSettings, P
 use crate::game::Encode;
 use crate::jungle::{JungleGame, Rules};
 use crate::mcts::MctsConfig;
+use crate::mcts::oracle::Oracle;
 use crate::nn::burn_eval::NetEvaluator;
 use crate::player::{Limits, Player};
+use crate::tb::Tablebase;
 
 /// Builds Jungle contestants from a spec (one per match worker; a network is loaded once and
 /// shared).
@@ -22,6 +24,8 @@ pub struct JungleFactory {
     eval: Eval,
     mcts: MctsConfig,
     net: Option<Arc<NetEvaluator>>,
+    /// The endgame tables of `[tablebase]`, when a folder is set.
+    tb: Option<Arc<Tablebase>>,
 }
 
 impl JungleFactory {
@@ -38,7 +42,8 @@ impl JungleFactory {
         if let PlayerSpec::External { cmd, .. } = &spec {
             drop(ExternalPlayer::spawn(cmd)?);
         }
-        Ok(JungleFactory { spec, search: settings.search.clone(), eval: Eval::new(&settings.eval, rules), mcts: settings.mcts.clone(), net })
+        let tb = settings.tablebase.open(&rules).map_err(|e| PlayerError::Tablebase(e.to_string()))?;
+        Ok(JungleFactory { spec, search: settings.search.clone(), eval: Eval::new(&settings.eval, rules), mcts: settings.mcts.clone(), net, tb })
     }
 }
 
@@ -52,9 +57,13 @@ impl Contestants<JungleGame> for JungleFactory {
         let (player, limits): (Box<dyn Player<JungleGame>>, Limits) = match &self.spec {
             PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, .. } => {
                 let config = SearchConfig { hash_mb: *hash_mb, threads: *threads, ..self.search.clone() };
-                (Box::new(Engine::new(&config, self.eval.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
+                let engine = Engine::new(&config, self.eval.clone()).with_tablebase(self.tb.clone());
+                (Box::new(engine), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
-            PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed)?,
+            PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => {
+                let oracle = self.tb.clone().map(|t| t as Arc<dyn Oracle<JungleGame>>);
+                any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed, oracle)?
+            }
             PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {
                 (Box::new(ExternalPlayer::spawn(cmd)?), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }

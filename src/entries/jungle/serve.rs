@@ -36,7 +36,8 @@ impl Board for JungleBoard {
     }
     fn mcts(&self, st: &ServeState, net: &Arc<NetEvaluator>, budget: Budget, stop: &AtomicBool, report: &mut dyn FnMut(&MctsView) -> bool) -> MctsView {
         let (sims, time) = budget.mcts_limits();
-        analysis::run_mcts(&**net, &st.config.mcts, &self.0, sims, time, stop, report)
+        let oracle = <JungleGame as crate::pipeline::RunGame>::oracle(&st.config).ok().flatten();
+        analysis::run_mcts(&**net, &st.config.mcts, &self.0, analysis::MctsBudget { sims, time, stop }, oracle, report)
     }
     fn alphabeta(&self, st: &ServeState, budget: Budget, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
         analysis::run_alphabeta(&st.config, &self.0, &budget.alphabeta_limits(), stop.clone(), report)
