@@ -71,10 +71,13 @@ pub enum Reason {
     Adjudication = 8,
     /// A player on a clock ran out of time (matches only).
     Time = 9,
+    /// The endgame tables hold the position: the game ends with their result (self-play and
+    /// matches with `[tablebase]`; never produced by the rules).
+    Tablebase = 10,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 10] = [
+    pub const ALL: [Reason; 11] = [
         Reason::Den,
         Reason::Annihilation,
         Reason::NoMoves,
@@ -85,6 +88,7 @@ impl Reason {
         Reason::Forfeit,
         Reason::Adjudication,
         Reason::Time,
+        Reason::Tablebase,
     ];
 
     /// Stable lower-case name used in records, reports and protocol output.
@@ -100,6 +104,7 @@ impl Reason {
             Reason::Forfeit => "forfeit",
             Reason::Adjudication => "adjudication",
             Reason::Time => "time",
+            Reason::Tablebase => "tablebase",
         }
     }
 

@@ -674,5 +674,7 @@ pub fn gate_settings<G: RunGame>(config: &Config) -> GateSettings<'_, G> {
         rules: G::rules(config),
         players: config.players(),
         seed: config.train.seed,
+        // A folder that cannot be opened was refused when the run started.
+        oracle: if config.tablebase.adjudicate { G::oracle(config).ok().flatten() } else { None },
     }
 }

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use super::adjudicate::Adjudicator;
 use super::game::MatchGame;
 use super::openings::{random_openings, start_game};
-use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame};
+use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame, known_outcome};
 use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
 use crate::mcts::player::value_to_cp;
@@ -187,7 +187,7 @@ pub fn run_network_match<G: MatchGame + Encode, A: Evaluator<G>, B: Evaluator<G>
                             slot.sims_done = 0;
                             let over = match slot.game.turn() {
                                 Turn::Over(o) => Some(o),
-                                _ => slot.judge.note(slot.game.ply(), mover, Some(score)),
+                                _ => known_outcome(s.oracle.as_deref(), &slot.game).or_else(|| slot.judge.note(slot.game.ply(), mover, Some(score))),
                             };
                             if let Some(o) = over {
                                 let g = PlayedGame::new(slot.pair, slot.a_red, slot.opening_plies, slot.moves.clone(), o);

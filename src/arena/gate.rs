@@ -63,6 +63,7 @@ pub fn gate_match<G: MatchGame + Encode, C: Evaluator<G>, B: Evaluator<G>>(
         max_consecutive_forfeits: 0,
         adjudication: super::adjudicate::Adjudication::default(),
         time_margin: std::time::Duration::ZERO,
+        oracle: None,
     };
     let search = super::batched::NetworkSearch { mcts, sims: g.sims, games_in_flight: g.games_in_flight };
     let outcome = run_network_match(candidate, best, search, &settings, |_, _, _| {});
@@ -85,6 +86,9 @@ pub struct LadderContext<'a, G: ArenaGame> {
     pub arena: &'a ArenaConfig,
     pub rules: &'a G::Rules,
     pub players: &'a PlayerSettings,
+    /// Exact results that end the ladder's games (the endgame tables, when `[tablebase]`
+    /// adjudicates).
+    pub oracle: Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<G>>>,
 }
 
 /// Why a ladder match could not be played or logged.
@@ -122,6 +126,7 @@ fn ladder_match<G: ArenaGame>(
         // The ladder measures played-out results.
         adjudication: super::adjudicate::Adjudication::default(),
         time_margin: std::time::Duration::from_millis(cx.arena.time_margin_ms),
+        oracle: cx.oracle.clone(),
     };
     let out = run_match(&*fa, &*fb, &settings, |_, _, _| {})?;
     log_match(run, name_a, &b.to_string(), &out.tally, source)?;
@@ -172,6 +177,9 @@ pub struct GateSettings<'a, G: ArenaGame> {
     pub players: PlayerSettings,
     /// The run's seed.
     pub seed: u64,
+    /// Exact results that end the gate's and the ladder's games (the endgame tables, when
+    /// `[tablebase]` adjudicates).
+    pub oracle: Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<G>>>,
 }
 
 /// Why the gate stage stopped.
@@ -263,7 +271,7 @@ pub fn gate_candidates<G: ArenaGame + Encode, E: Evaluator<G>>(
         let name = format!("gen-{best_g:04}");
         let laddered = read_matches(run).iter().filter(|m| m.source == "ladder").filter_map(|m| m.a.strip_prefix("gen-")?.parse::<u64>().ok()).max();
         if ladder_due(laddered, best_g, s.ladder.every) {
-            let cx = LadderContext::<G> { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &s.players };
+            let cx = LadderContext::<G> { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &s.players, oracle: s.oracle.clone() };
             phase("ladder");
             play_ladder(&cx, best_g, &best_path, s.seed ^ best_g)?;
             let r = ratings(&read_matches(run));

@@ -5,7 +5,7 @@
 //! opening's moves are part of the game),
 //! `[Rules]` (the switches that differ from the standard rules), `[Termination]` (the reason
 //! the game ended: den, annihilation, no-moves, no-capture-limit, repetition, move-cap,
-//! resignation, forfeit) and `[OpeningPlies]`.
+//! resignation, forfeit, adjudication, time, tablebase) and `[OpeningPlies]`.
 
 use std::fmt::Write as _;
 

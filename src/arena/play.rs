@@ -34,6 +34,22 @@ pub struct MatchSettings<G: MatchGame = JungleGame> {
     pub adjudication: Adjudication,
     /// How far a player on a clock may overrun it before losing on time.
     pub time_margin: Duration,
+    /// Exact values (Jungle: the endgame tables, with `tablebase.adjudicate`): a game ends at
+    /// its first position they know, with their result (termination `tablebase`).
+    pub oracle: Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<G>>>,
+}
+
+/// The oracle's result for `g` (a player to move) as a finished game's outcome.
+pub fn known_outcome<G: MatchGame>(oracle: Option<&dyn crate::mcts::oracle::Oracle<G>>, g: &G) -> Option<Outcome> {
+    let Turn::Player(mover) = g.turn() else { return None };
+    let e = oracle?.exact(g)?;
+    Some(if e.value > 0.0 {
+        Outcome::win(mover, Reason::Tablebase)
+    } else if e.value < 0.0 {
+        Outcome::win(mover.other(), Reason::Tablebase)
+    } else {
+        Outcome::draw(Reason::Tablebase)
+    })
 }
 
 /// A game lost by failing to move: who failed and why (`crash`, `timeout`,
@@ -190,6 +206,9 @@ pub fn play_game<G: MatchGame>(
     let outcome = loop {
         resolve_chance(&mut g, &opening.deal, &mut moves);
         if let Turn::Over(o) = g.turn() {
+            break o;
+        }
+        if let Some(o) = known_outcome(s.oracle.as_deref(), &g) {
             break o;
         }
         let mover = g.mover();
@@ -411,6 +430,7 @@ mod tests {
             max_consecutive_forfeits: 0,
             adjudication: Adjudication::default(),
             time_margin: margin,
+            oracle: None,
         }
     }
 

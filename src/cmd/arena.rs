@@ -37,7 +37,7 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
     let fa = <G as ArenaGame>::factory(args.a.clone(), &players, &rules, None).context("player A")?;
     let fb = <G as ArenaGame>::factory(args.b.clone(), &players, &rules, None).context("player B")?;
     let (name_a, name_b) = (fa.name(), fb.name());
-    let settings = settings::<G>(args, config, rules.clone());
+    let settings = settings::<G>(args, config, rules.clone())?;
     let (book, book_hash) = super::tournament::read_openings::<G>(args.openings.as_deref(), &rules, args.seed)?;
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
     let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| show_progress(&pb, t, llr);
@@ -106,8 +106,10 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
 }
 
 /// A match's settings from the flags over the config's `[arena]`.
-fn settings<G: MatchGame>(args: &ArenaArgs, config: &Config, rules: G::Rules) -> MatchSettings<G> {
-    MatchSettings {
+fn settings<G: HouseGame>(args: &ArenaArgs, config: &Config, rules: <G as MatchGame>::Rules) -> anyhow::Result<MatchSettings<G>> {
+    // Games end at the endgame tables' positions (`[tablebase]` with `adjudicate`).
+    let oracle = if config.tablebase.adjudicate { G::oracle(config).map_err(|e| anyhow::anyhow!("[tablebase] dir: {e}"))? } else { None };
+    Ok(MatchSettings {
         games: args.games,
         concurrency: args.concurrency.unwrap_or_else(|| config.arena.workers()),
         opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
@@ -117,7 +119,8 @@ fn settings<G: MatchGame>(args: &ArenaArgs, config: &Config, rules: G::Rules) ->
         max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
         adjudication: config.arena.adjudication(),
         time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
-    }
+        oracle,
+    })
 }
 
 fn show_progress(pb: &indicatif::ProgressBar, t: &junglezero::arena::stats::Tally, llr: Option<f64>) {
@@ -155,6 +158,10 @@ fn report<G: MatchGame>(
             adjudicated.len() - adjudicated_draws
         )?;
     }
+    let by_tables = outcome.games.iter().filter(|g| g.outcome.reason == Reason::Tablebase).count();
+    if by_tables > 0 {
+        writeln!(out, "Ended by the endgame tables: {by_tables} games (their exact result, termination tablebase)")?;
+    }
     // Losses on time, for A and for B.
     let on_time = |a_lost: bool| outcome.games.iter().filter(|g| g.outcome.reason == Reason::Time && (g.a_points == 0.0) == a_lost).count();
     let (time_a, time_b) = (on_time(true), on_time(false));
@@ -170,6 +177,7 @@ fn report<G: MatchGame>(
         v["forfeits"] = serde_json::json!({"a": outcome.forfeits_a, "b": outcome.forfeits_b});
         v["time_losses"] = serde_json::json!({"a": time_a, "b": time_b});
         v["adjudicated"] = serde_json::json!({"draws": adjudicated_draws, "decided": adjudicated.len() - adjudicated_draws});
+        v["tablebase"] = serde_json::json!(by_tables);
         write_output(path, serde_json::to_string_pretty(&v)?.as_bytes())?;
     }
     Ok(())

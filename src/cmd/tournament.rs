@@ -60,6 +60,7 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
     let total = (pairings.len() * per_pairing) as u64;
     let pb = bar(total, "games");
     pb.set_position(played.len() as u64);
+    let oracle = if config.tablebase.adjudicate { G::oracle(config).map_err(|e| anyhow::anyhow!("[tablebase] dir: {e}"))? } else { None };
     for &(a, b) in &pairings {
         let resumed: Vec<_> = played.iter().filter(|g| (g.a, g.b) == (a, b)).map(|g| g.played::<G>(plan.opening_plies)).collect();
         if resumed.len() >= per_pairing {
@@ -76,6 +77,7 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
             max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
             adjudication: config.arena.adjudication(),
             time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
+            oracle: oracle.clone(),
         };
         let mut write_error = None;
         run_match_skipping(&*factories[a], &*factories[b], &s, book.as_deref(), resumed, |g, _, _| {

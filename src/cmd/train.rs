@@ -88,6 +88,16 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
 
 fn train_game<G: RunGame>(run: RunDir, config: Config, rebuild: bool) -> anyhow::Result<()> {
     let location = run.location();
+    // A `[tablebase]` folder that cannot be used is said before anything runs.
+    if let Some(tb) = G::oracle(&config).map_err(|e| anyhow::anyhow!("[tablebase] dir: {e}"))? {
+        tracing::info!(
+            "endgame tables: {} (self-play {}, matches {})",
+            config.tablebase.dir,
+            onoff(config.tablebase.selfplay),
+            onoff(config.tablebase.adjudicate)
+        );
+        drop(tb);
+    }
     let mut pipeline = Pipeline::<G>::open_with(run, config, rebuild)?;
     let c = &pipeline.config;
     tracing::info!(
@@ -135,6 +145,11 @@ pub fn learn(args: LearnArgs) -> anyhow::Result<()> {
     let config = run_config(&run, args.config.as_deref(), &args.set)?;
     let _lock = run.lock_trainer()?;
     junglezero::with_game!(config.game, G => learn_game::<G>(run, config, args.min_games, args.rebuild))
+}
+
+/// "on" or "off".
+fn onoff(b: bool) -> &'static str {
+    if b { "on" } else { "off" }
 }
 
 fn learn_game<G: RunGame>(run: RunDir, config: Config, min_games: u64, rebuild: bool) -> anyhow::Result<()> {

@@ -61,3 +61,9 @@ pub fn best_move<G: Game>(oracle: &dyn Oracle<G>, root: &G) -> Option<(G::Move, 
     }
     best.map(|(m, e)| (m, Exact { value: e.value, plies: if e.value == 0.0 { 0 } else { e.plies } }))
 }
+
+impl<G> std::fmt::Debug for dyn Oracle<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Oracle({})", self.source())
+    }
+}

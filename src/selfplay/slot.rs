@@ -11,8 +11,10 @@ use super::SelfplayConfig;
 use super::record::{GameRecord, MoveRecord};
 use crate::game::{Outcome, Reason, Turn};
 use crate::mcts::cache::NnCache;
+use crate::mcts::oracle::Oracle;
 use crate::mcts::{Algorithm, InFlight, MctsConfig, Search, Step};
 use crate::trainable::Trainable;
+use std::sync::Arc;
 
 /// Sum of the integer counts an improved-policy target is written as.
 const TARGET_TOTAL: f32 = 1000.0;
@@ -51,6 +53,8 @@ pub struct Slot<G: Trainable> {
     active: bool,
     policy_buf: Vec<(G::Move, f32)>,
     chance_buf: Vec<(G::Move, f32)>,
+    /// Exact values: the game ends at the first position it knows (see [`Slot::set_oracle`]).
+    oracle: Option<Arc<dyn Oracle<G>>>,
 }
 
 /// The driver runs a game's simulations until its move's budget is spent (one evaluator).
@@ -87,7 +91,30 @@ impl<G: Trainable> Slot<G> {
             active: false,
             policy_buf: Vec::with_capacity(G::MAX_MOVES),
             chance_buf: Vec::with_capacity(G::MAX_MOVES),
+            oracle: None,
         }
+    }
+
+    /// Ends games at the first position `oracle` knows, with its result (reason
+    /// `tablebase`), and lets the search value such positions exactly: the game's value
+    /// targets are then the exact result.
+    pub fn set_oracle(&mut self, oracle: Option<Arc<dyn Oracle<G>>>) {
+        self.search.set_oracle(oracle.clone());
+        self.oracle = oracle;
+    }
+
+    /// The oracle's result for the position the game has reached, as the game's outcome.
+    fn known_result(&self) -> Option<Outcome> {
+        let root = self.search.root_state();
+        let Turn::Player(mover) = root.turn() else { return None };
+        let e = self.oracle.as_ref()?.exact(root)?;
+        Some(if e.value > 0.0 {
+            Outcome::win(mover, Reason::Tablebase)
+        } else if e.value < 0.0 {
+            Outcome::win(mover.other(), Reason::Tablebase)
+        } else {
+            Outcome::draw(Reason::Tablebase)
+        })
     }
 
     pub fn is_active(&self) -> bool {
@@ -121,7 +148,7 @@ impl<G: Trainable> Slot<G> {
         self.no_resign = self.rng.random::<f32>() < self.config.resign_playout_fraction;
         self.active = true;
         // A root at a chance node (a flip waiting for its draw): nature moves first.
-        if let Some(o) = self.resolve_chance() {
+        if let Some(o) = self.resolve_chance().or_else(|| self.known_result()) {
             self.finish(o);
             return;
         }
@@ -244,7 +271,7 @@ impl<G: Trainable> Slot<G> {
         self.record.moves.push(MoveRecord { mv, full_search: self.full, root_value: value, visits });
         self.decisions += 1;
         self.advance(mv);
-        if let Some(o) = self.resolve_chance() {
+        if let Some(o) = self.resolve_chance().or_else(|| self.known_result()) {
             return Some(self.finish(o));
         }
         self.begin_move();

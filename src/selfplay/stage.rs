@@ -33,6 +33,9 @@ pub struct StageSettings<'a, G: Trainable> {
     pub finish: Option<Handover<G>>,
     /// The run's seed.
     pub seed: u64,
+    /// Exact values (Jungle: the endgame tables, with `tablebase.selfplay`): games end at the
+    /// first position they know, with its result.
+    pub oracle: Option<Arc<dyn crate::mcts::oracle::Oracle<G>>>,
 }
 
 /// Summary of a self-play (or teacher) stage.
@@ -77,7 +80,7 @@ pub fn play_into_run<G: Trainable, E: Evaluator<G>>(
     let StageGames { model_id, generation, games, iteration } = which;
     let mut writer = ShardWriter::new(&run.games_dir(), model_id, s.selfplay.games_per_shard);
     let seed = s.seed ^ writer.stamp().rotate_left(17) ^ iteration;
-    let opts = RunOptions { finish: s.finish.clone(), ..RunOptions::from_start(games, seed, model_id, &s.rules) };
+    let opts = RunOptions { finish: s.finish.clone(), oracle: s.oracle.clone(), ..RunOptions::from_start(games, seed, model_id, &s.rules) };
     let counters = Counters::default();
     let start = Instant::now();
     let weight = if s.heuristic.is_some() { s.selfplay.heuristic_weight_for(generation) } else { 0.0 };

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::SelfplayConfig;
 use super::record::GameRecord;
 use super::slot::{PlayOut, Slot, game_seed};
+use crate::mcts::oracle::Oracle;
 use crate::mcts::{Batch, Evaluator, MctsConfig};
 use crate::trainable::Trainable;
 
@@ -62,12 +63,15 @@ pub struct RunOptions<G: Trainable> {
     pub deadline: Option<Instant>,
     /// The teacher that finishes long games (`None`: games run to their end or the cap).
     pub finish: Option<Handover<G>>,
+    /// Exact values (endgame tables): a game ends at its first position they know, with their
+    /// result, and searches value such positions exactly.
+    pub oracle: Option<Arc<dyn Oracle<G>>>,
 }
 
 impl<G: Trainable> RunOptions<G> {
     /// `games` games from the start position under `rules`, numbered from 0, with no deadline.
     pub fn from_start(games: u64, seed: u64, model_id: &str, rules: &G::Rules) -> RunOptions<G> {
-        RunOptions { games, first_index: 0, seed, model_id: model_id.to_string(), root: G::start_under(rules), deadline: None, finish: None }
+        RunOptions { games, first_index: 0, seed, model_id: model_id.to_string(), root: G::start_under(rules), deadline: None, finish: None, oracle: None }
     }
 }
 
@@ -76,6 +80,7 @@ pub fn play_plain<G: Trainable, E: Evaluator<G>>(evaluator: &E, mcts: &MctsConfi
     let mut batch = Batch::new::<G>(1, 1, mcts.cache_entries);
     let evaluators: [&dyn Evaluator<G>; 1] = [evaluator];
     let mut slot = Slot::new(&opts.root, mcts, config);
+    slot.set_oracle(opts.oracle.clone());
     let mut finisher = Finishing::new(opts);
     let mut out = Vec::new();
     for i in 0..opts.games {
@@ -134,7 +139,13 @@ fn worker_loop<G: Trainable, E: Evaluator<G>>(w: &Shared<G, E>, stop: &AtomicBoo
     let slots_n = config.games_in_flight.max(1).min(usize::try_from(share).unwrap_or(usize::MAX));
     let mut batch = Batch::new::<G>(1, slots_n, mcts.cache_entries);
     let evaluators: [&dyn Evaluator<G>; 1] = [evaluator];
-    let mut slots: Vec<Slot<G>> = (0..slots_n).map(|_| Slot::new(&opts.root, mcts, config)).collect();
+    let mut slots: Vec<Slot<G>> = (0..slots_n)
+        .map(|_| {
+            let mut s = Slot::new(&opts.root, mcts, config);
+            s.set_oracle(opts.oracle.clone());
+            s
+        })
+        .collect();
     let mut finisher = Finishing::new(opts);
     let claim = || {
         let i = next.fetch_add(1, Ordering::Relaxed);

@@ -33,6 +33,7 @@ fn settings(games: u32) -> MatchSettings {
         max_consecutive_forfeits: 3,
         adjudication: Default::default(),
         time_margin: Duration::from_millis(100),
+        oracle: None,
     }
 }
 

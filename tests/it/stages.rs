@@ -131,7 +131,8 @@ fn flip_self_play_records_nature_s_draws_and_its_games_become_samples() {
     let (dir, run) = fresh_run("flip-selfplay", &[], &[]);
     let config = small_config();
     let rules = FlipRules { no_progress_plies: 12, ..FlipRules::default() };
-    let stage: StageSettings<FlipGame> = StageSettings { mcts: &config.mcts, selfplay: &config.selfplay, heuristic: None, rules, finish: None, seed: 5 };
+    let stage: StageSettings<FlipGame> =
+        StageSettings { mcts: &config.mcts, selfplay: &config.selfplay, heuristic: None, rules, finish: None, seed: 5, oracle: None };
     let stop = AtomicBool::new(false);
     let which = StageGames { model_id: "uniform", generation: 0, games: 4, iteration: 1 };
     let summary = play_into_run(&run, &stage, &UniformEvaluator::default(), which, &mut |_, _, _, _| {}, &stop).unwrap();
@@ -181,6 +182,7 @@ fn a_batched_flip_match_repeats_under_its_seed() {
         max_consecutive_forfeits: 0,
         adjudication: Default::default(),
         time_margin: std::time::Duration::ZERO,
+        oracle: None,
     };
     let eval = UniformEvaluator::default();
     let play = || run_network_match(&eval, &eval, NetworkSearch { mcts: &config.mcts, sims: 6, games_in_flight: 3 }, &s, |_, _, _| {});

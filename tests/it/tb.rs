@@ -362,3 +362,63 @@ fn the_protocol_takes_a_tablebase_path() {
     writeln!(input, "quit").unwrap();
     assert!(child.wait().unwrap().success());
 }
+
+/// Self-play with the tables ends each game at its first position they hold, with their
+/// result; the shard records it as `tablebase`. Matches do the same (arena's count and PGN).
+#[test]
+fn self_play_and_matches_end_at_the_tables() {
+    use junglezero::game::{Game, Reason, Seat};
+    use junglezero::jungle::JungleGame;
+    use junglezero::mcts::oracle::Oracle;
+    use junglezero::selfplay::{RunOptions, SelfplayConfig, play_plain};
+    let tb = Arc::new(Tablebase::open(&tb_dir(), &Rules::default()).unwrap());
+    let rules = Rules::default();
+    // Four pieces, captures at hand: the first one reaches the tables.
+    let root = JungleGame::from_fen("7/7/7/7/7/7/1e5/1El4/R6 w", rules).unwrap();
+    let config = SelfplayConfig { full_sims: 16, fast_sims: 8, ..SelfplayConfig::default() };
+    let mcts = junglezero::mcts::MctsConfig::default();
+    let oracle: Arc<dyn Oracle<JungleGame>> = tb.clone();
+    let opts = RunOptions { root: root.clone(), oracle: Some(oracle), ..RunOptions::from_start(6, 3, "t", &rules) };
+    let games = play_plain(&junglezero::mcts::testing::UniformEvaluator::default(), &mcts, &config, &opts);
+    let mut by_tables = 0;
+    for g in &games {
+        // Replay to the end: the last position is the tables' and its result is the game's.
+        let mut pos = root.clone();
+        for m in &g.moves {
+            pos.play_unchecked(m.mv);
+        }
+        if g.reason == Reason::Tablebase {
+            by_tables += 1;
+            let v = tb.probe(pos.position()).unwrap();
+            let mover = pos.side_to_move().player();
+            let expected = match v {
+                Value::Win(_) => Some(mover),
+                Value::Loss(_) => Some(mover.other()),
+                Value::Draw => None,
+            };
+            assert_eq!(g.winner, expected, "{:?}", g.moves.len());
+            let _ = Seat::First;
+        }
+    }
+    assert!(by_tables >= 5, "{by_tables} of {} games ended by the tables", games.len());
+    let plain =
+        play_plain(&junglezero::mcts::testing::UniformEvaluator::default(), &mcts, &config, &RunOptions { root, ..RunOptions::from_start(2, 3, "t", &rules) });
+    assert!(plain.iter().all(|g| g.reason != Reason::Tablebase), "no tables, no tablebase endings");
+
+    let dir = std::env::temp_dir().join(format!("jz-tb-arena-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("book.txt"), "7/7/7/7/7/7/1e5/1El4/R6 w\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(["arena", "--a", "alphabeta:depth=2", "--b", "random", "--games", "4", "--openings"])
+        .arg(dir.join("book.txt"))
+        .args(["--json"])
+        .arg(dir.join("m.json"))
+        .args(["--set", &format!("tablebase.dir={}", tb_dir().display())])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Ended by the endgame tables"), "{}", String::from_utf8_lossy(&o.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("m.json")).unwrap()).unwrap();
+    assert!(v["tablebase"].as_u64().unwrap() >= 1, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

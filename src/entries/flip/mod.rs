@@ -117,6 +117,7 @@ impl RunGame for FlipGame {
             rules: config.flip_rules,
             finish: None,
             seed: config.train.seed,
+            oracle: None,
         }
     }
 }

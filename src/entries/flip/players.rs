@@ -84,6 +84,7 @@ mod tests {
             max_consecutive_forfeits: 0,
             adjudication: Default::default(),
             time_margin: Duration::ZERO,
+            oracle: None,
         };
         let out = run_match(&engine, &random, &s, |_, _, _| {}).unwrap();
         assert_eq!(out.games.len(), 20);

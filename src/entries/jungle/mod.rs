@@ -97,6 +97,8 @@ impl RunGame for JungleGame {
             rules: config.rules,
             finish: finisher.map(|f| f.handover()),
             seed: config.train.seed,
+            // A folder that cannot be opened was refused when the run started (see `train`).
+            oracle: if config.tablebase.selfplay { Self::oracle(config).ok().flatten() } else { None },
         }
     }
 
