@@ -260,6 +260,24 @@ pub enum BenchCommand {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// Alpha-beta with and without the endgame tables on 3-piece positions the tables know to
+    /// be long wins: wins kept, fastest wins played, nodes and time.
+    Tb {
+        /// The tables' folder (3 pieces at least).
+        #[arg(long, value_name = "DIR")]
+        tb: PathBuf,
+        /// Positions.
+        #[arg(long, default_value_t = 100)]
+        positions: usize,
+        /// Alpha-beta's depth.
+        #[arg(long, default_value_t = 8)]
+        depth: u32,
+        /// The shortest win sampled, in plies.
+        #[arg(long, default_value_t = 15)]
+        min_plies: u16,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Training samples per second for the configured net and the GPU-sized net.
     Train {
         /// Timed optimiser steps per net (after two warm-up steps).

@@ -1,0 +1,80 @@
+//! `junglezero bench tb --tb DIR`: alpha-beta with and without the endgame tables on endgame
+//! positions the tables know to be long wins: how often each keeps the win and plays a fastest
+//! win, and its nodes and time.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use junglezero::alphabeta::{Engine, Eval};
+use junglezero::game::Game;
+use junglezero::jungle::{JungleGame, Side};
+use junglezero::player::Limits;
+use junglezero::tb::{Material, Tablebase, Value};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::cli::ConfigArgs;
+
+pub fn run(dir: &std::path::Path, positions: usize, depth: u32, min_plies: u16, args: &ConfigArgs) -> anyhow::Result<()> {
+    let config = super::load_config(args)?;
+    let rules = config.rules;
+    let tb = Arc::new(Tablebase::open(dir, &rules)?);
+    let sample = sample(&tb, &rules, positions, min_plies);
+    if sample.is_empty() {
+        anyhow::bail!("no win of {min_plies} plies or more found in {}", dir.display());
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{} positions of 3 pieces won in {min_plies}+ plies for the side to move; alpha-beta depth {depth}", sample.len())?;
+    for with in [false, true] {
+        let (mut kept, mut fastest, mut nodes, mut secs) = (0, 0, 0u64, 0f64);
+        for (game, d) in &sample {
+            let mut engine = Engine::new(&config.search, Eval::new(&config.eval, rules)).with_tablebase(with.then(|| tb.clone()));
+            let start = Instant::now();
+            let r = engine.search(game, &Limits { depth: Some(depth), ..Limits::default() }, &mut |_| {});
+            secs += start.elapsed().as_secs_f64();
+            nodes += r.nodes;
+            let Some(mv) = r.best else { continue };
+            let mut child = game.clone();
+            child.play_unchecked(mv);
+            let after = if child.outcome().is_some() { Some(Value::Loss(0)) } else { tb.probe(child.position()).ok() };
+            if let Some(Value::Loss(k)) = after {
+                kept += 1;
+                fastest += usize::from(k + 1 == *d || (child.outcome().is_some() && *d == 1));
+            }
+        }
+        writeln!(
+            out,
+            "{:<16} keeps the win {kept}/{n}  fastest win {fastest}/{n}  nodes {nodes}  time {secs:.2} s",
+            if with { "with tables" } else { "without tables" },
+            n = sample.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// Up to `n` random 3-piece positions the tables say the side to move wins in `min_plies` or
+/// more (seeded: the same set every run).
+fn sample(tb: &Tablebase, rules: &junglezero::jungle::Rules, n: usize, min_plies: u16) -> Vec<(JungleGame, u16)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    let materials: Vec<Material> = Material::all_up_to(3).into_iter().filter(|m| m.count() == 3).collect();
+    let mut out = Vec::new();
+    let mut tries = 0;
+    while out.len() < n && tries < n * 20_000 {
+        tries += 1;
+        let m = materials[rng.random_range(0..materials.len())];
+        let pieces = m.pieces();
+        let squares: Vec<usize> = (0..pieces.len()).map(|_| rng.random_range(0..63usize)).collect();
+        if !junglezero::tb::index::valid(&pieces, &squares) {
+            continue;
+        }
+        let stm = if rng.random::<bool>() { Side::Red } else { Side::Blue };
+        let pos = junglezero::tb::index::position(&pieces, &squares, stm);
+        if let Ok(Value::Win(d)) = tb.probe(&pos)
+            && d >= min_plies
+        {
+            out.push((JungleGame::new(pos, *rules), d));
+        }
+    }
+    out
+}
