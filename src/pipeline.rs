@@ -84,6 +84,13 @@ pub trait RunGame: Trainable + ArenaGame<Rules = <Self as Trainable>::Rules> {
     /// The self-play stage's settings.
     fn stage(config: &Config) -> StageSettings<'_, Self>;
 
+    /// A fixed sample of positions whose exact result is known (Jungle: positions of the
+    /// endgame tables, when `[tablebase]` names them), to measure each generation's value
+    /// accuracy on; none by default.
+    fn yardstick(_config: &Config) -> Vec<(Self, crate::mcts::oracle::Exact)> {
+        Vec::new()
+    }
+
     /// Exact values the config provides for this game (Jungle: the endgame tables of
     /// `[tablebase]`); none by default.
     fn oracle(_config: &Config) -> anyhow::Result<Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<Self>>>> {
@@ -109,6 +116,8 @@ pub struct Pipeline<G: RunGame> {
     pending_samples: u64,
     /// Of `pending_samples`, those from the teacher's games.
     pending_teacher_samples: u64,
+    /// The positions each generation's value accuracy is measured on (drawn on first use).
+    yardstick: Option<Vec<(G, crate::mcts::oracle::Exact)>>,
 }
 
 impl<G: RunGame> Pipeline<G> {
@@ -180,7 +189,18 @@ impl<G: RunGame> Pipeline<G> {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(meta.rng_seed);
         rng.set_word_pos(meta.rng_word_pos.parse::<u128>().unwrap_or(0));
-        let mut p = Pipeline { run, config, trainer, meta, window: ReplayWindow::new(), rng, pending_games: 0, pending_samples: 0, pending_teacher_samples: 0 };
+        let mut p = Pipeline {
+            run,
+            config,
+            trainer,
+            meta,
+            window: ReplayWindow::new(),
+            rng,
+            pending_games: 0,
+            pending_samples: 0,
+            pending_teacher_samples: 0,
+            yardstick: None,
+        };
         p.trainer.config = p.config.train.clone();
         if p.meta.run_id.is_empty() {
             p.meta.run_id = new_run_id();
@@ -553,6 +573,7 @@ impl<G: RunGame> Pipeline<G> {
         self.pending_teacher_samples = 0;
         checkpoint::save(&self.run.checkpoint_path(), &self.trainer, &self.meta)?;
         let cand = self.write_candidate()?;
+        self.measure_on_tablebase(&cand)?;
         tracing::info!(
             "generation {}: {steps} steps in {:.1} s on a window of {} samples; candidate {}",
             self.meta.iteration,
@@ -561,6 +582,26 @@ impl<G: RunGame> Pipeline<G> {
             cand.display()
         );
         Ok(Some(self.meta.iteration))
+    }
+
+    /// Logs the value accuracy of the network in `path` on the yardstick positions (nothing
+    /// without them).
+    fn measure_on_tablebase(&mut self, path: &Path) -> Result<()> {
+        if self.yardstick.is_none() {
+            self.yardstick = Some(G::yardstick(&self.config));
+        }
+        let Some(sample) = self.yardstick.as_ref().filter(|s| !s.is_empty()) else { return Ok(()) };
+        let net = NetEvaluator::load(path, &self.config.hardware, G::SHAPE)?;
+        let (accuracy, value_error) = crate::nn::yardstick::measure(&net, sample);
+        tracing::info!("generation {}: value accuracy {:.3} on {} tablebase positions", self.meta.iteration, accuracy, sample.len());
+        self.run.append_event(&Event::Tablebase(crate::store::events::TablebaseEvent {
+            time: now(),
+            generation: self.meta.iteration,
+            positions: sample.len() as u64,
+            accuracy,
+            value_error,
+        }))?;
+        Ok(())
     }
 
     /// In object storage: uploads what this process wrote and reads the shards other self-play

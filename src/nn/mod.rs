@@ -17,3 +17,4 @@ pub mod import;
 pub mod model;
 pub mod modelfile;
 pub mod onnx;
+pub mod yardstick;

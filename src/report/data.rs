@@ -40,6 +40,8 @@ pub struct RunData {
     pub sessions: Vec<(f64, f64)>,
     /// Metrics lines that could not be read: "line N: reason".
     pub problems: Vec<String>,
+    /// Each generation's value accuracy on the endgame tables' positions.
+    pub tablebase: Vec<crate::store::events::TablebaseEvent>,
 }
 
 /// Reads everything a report needs. Lines that could not be read (a torn last line after a
@@ -60,6 +62,7 @@ pub fn load(run: &RunDir) -> RunData {
             Event::Gate(g) => d.gates.push(g),
             Event::Match(m) => d.matches.push(m),
             Event::Teacher(t) => d.teacher.push(t),
+            Event::Tablebase(t) => d.tablebase.push(t),
             Event::Ratings(_) | Event::Start(_) => {}
         }
     }

@@ -71,6 +71,13 @@ pub fn write_report(run: &RunDir) -> Result<PathBuf, ReportError> {
             let _ = std::fs::remove_file(dir.join(f));
         }
     }
+    if d.tablebase.is_empty() {
+        for f in ["tablebase.png", "tablebase.svg"] {
+            let _ = std::fs::remove_file(dir.join(f));
+        }
+    } else {
+        plot("tablebase", plots::tablebase(&dir, &d))?;
+    }
     plot("colours", plots::colours(&dir, &d))?;
     plot("reasons", plots::reasons(&dir, &d))?;
     plot("lengths", plots::lengths(&dir, &d))?;
@@ -151,6 +158,24 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
         s.push('\n');
     } else {
         let _ = writeln!(s, "No ratings yet: the ladder against alpha-beta runs every `ladder.every` generations.\n");
+    }
+
+    // The endgame tables as a yardstick.
+    if let Some(last) = d.tablebase.last() {
+        let _ = writeln!(s, "## Value accuracy on tablebase positions\n");
+        let _ = writeln!(
+            s,
+            "Each generation's network on the same {} positions the endgame tables know exactly: the \
+             share whose most likely result (win, draw or loss for the side to move) is the exact \
+             one, and the mean distance between the network's value and the exact value.\n",
+            last.positions
+        );
+        let _ = writeln!(s, "![Value accuracy on tablebase positions](tablebase.png)\n\n([SVG](tablebase.svg))\n");
+        let _ = writeln!(s, "| generation | accuracy | mean value error |\n|---|---|---|");
+        for t in &d.tablebase {
+            let _ = writeln!(s, "| gen-{:04} | {:.3} | {:.3} |", t.generation, t.accuracy, t.value_error);
+        }
+        s.push('\n');
     }
 
     // Training.

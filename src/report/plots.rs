@@ -152,6 +152,43 @@ pub fn losses(dir: &Path, d: &RunData) -> PlotResult {
     })
 }
 
+/// Each generation's value accuracy (and mean value error) on the endgame tables' positions.
+pub fn tablebase(dir: &Path, d: &RunData) -> PlotResult {
+    render!(dir, "tablebase", (1000, 420), |root: &DrawingArea<_, Shift>| -> PlotResult {
+        let acc: Vec<(f64, f64)> = d.tablebase.iter().map(|t| (t.generation as f64, t.accuracy)).collect();
+        let err_pts: Vec<(f64, f64)> = d.tablebase.iter().map(|t| (t.generation as f64, t.value_error)).collect();
+        let (x0, x1) = span(acc.iter().map(|p| p.0).chain([0.0]), 0.03);
+        let mut chart = ChartBuilder::on(root)
+            .caption("Value on tablebase positions", (FONT_NAME, 18))
+            .margin(12)
+            .x_label_area_size(38)
+            .y_label_area_size(50)
+            .build_cartesian_2d(x0..x1, 0.0..1.0)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("generation")
+            .y_desc("accuracy / mean value error")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.1}"))
+            .label_style((FONT_NAME, 12))
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(LineSeries::new(acc.iter().copied(), full_palette::GREEN_800.stroke_width(2)))
+            .map_err(err)?
+            .label("accuracy")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], full_palette::GREEN_800.stroke_width(2)));
+        chart
+            .draw_series(LineSeries::new(err_pts.iter().copied(), RED.stroke_width(2)))
+            .map_err(err)?
+            .label("mean value error")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED.stroke_width(2)));
+        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).label_font((FONT_NAME, 12)).draw().map_err(err)?;
+        Ok(())
+    })
+}
+
 /// Each candidate's Elo against the best network at the time, with its interval, green when
 /// promoted and red when rejected.
 pub fn gates(dir: &Path, d: &RunData) -> PlotResult {

@@ -30,6 +30,8 @@ pub enum Event {
     Ratings(RatingsEvent),
     /// A `train` invocation began (a run resumed after a pause has one per session).
     Start(StartEvent),
+    /// A new network's value accuracy on the endgame tables' positions.
+    Tablebase(TablebaseEvent),
 }
 
 impl Event {
@@ -41,6 +43,7 @@ impl Event {
             Event::Match(e) => e.time,
             Event::Ratings(e) => e.time,
             Event::Start(e) => e.time,
+            Event::Tablebase(e) => e.time,
         }
     }
 }
@@ -69,6 +72,19 @@ pub struct TrainEvent {
     /// The short-term value head's loss (0 without the head).
     #[serde(default)]
     pub short_value_loss: f64,
+}
+
+/// How well a generation's network knows positions whose result the endgame tables know: the
+/// same fixed sample every generation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TablebaseEvent {
+    pub time: f64,
+    pub generation: u64,
+    pub positions: u64,
+    /// The share whose most likely win/draw/loss class is the tables' result.
+    pub accuracy: f64,
+    /// The mean |network value - exact value| (values in [-1, 1]).
+    pub value_error: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

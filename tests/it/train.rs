@@ -656,3 +656,37 @@ fn the_report_of_a_run_with_metrics_only_gives_what_its_metrics_say() {
     assert!(!dir.join("report/gate.png").exists() && dir.join("report/elo.png").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// With endgame tables, each generation's value accuracy on their positions is logged and the
+/// report shows it; a folder that is not tables is refused before anything runs.
+#[test]
+fn a_run_with_tables_measures_each_generation_on_them() {
+    let dir = tmp("tablebase");
+    let tables = dir.join("tb");
+    let o = junglezero(&["tb", "build", "--pieces", "2", "--out", tables.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = dir.join("run");
+    let set = format!("tablebase.dir={}", tables.display());
+    let o = junglezero(&["train", "--config", &smoke_config(), "--run", run.to_str().unwrap(), "--set", "train.iterations=2", "--set", &set]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    let events: Vec<serde_json::Value> =
+        metrics.lines().filter_map(|l| serde_json::from_str(l).ok()).filter(|v: &serde_json::Value| v["kind"] == "tablebase").collect();
+    assert_eq!(events.len(), 2, "{metrics}");
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e["generation"].as_u64(), Some(i as u64 + 1));
+        assert_eq!(e["positions"].as_u64(), Some(512));
+        let a = e["accuracy"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&a), "{e}");
+    }
+    let o = junglezero(&["report", "--run", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(run.join("report/report.md")).unwrap();
+    assert!(md.contains("## Value accuracy on tablebase positions") && md.contains("| gen-0002 |"), "{md}");
+    assert!(run.join("report/tablebase.png").exists());
+
+    let o = junglezero(&["train", "--config", &smoke_config(), "--run", dir.join("other").to_str().unwrap(), "--set", "tablebase.dir=/nonexistent"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("[tablebase] dir") && stderr(&o).trim().lines().count() == 1, "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,7 +4,7 @@
 
 pub mod players;
 mod serve;
-mod tablebase;
+pub mod tablebase;
 mod teacher;
 
 use std::sync::Arc;
@@ -79,6 +79,15 @@ impl ArenaGame for JungleGame {
 impl RunGame for JungleGame {
     fn rules(config: &Config) -> Rules {
         config.rules
+    }
+
+    /// 512 positions of the tables (seeded: the same every generation and run), with
+    /// `config`'s rules.
+    fn yardstick(config: &Config) -> Vec<(JungleGame, crate::mcts::oracle::Exact)> {
+        match config.tablebase.open(&config.rules) {
+            Ok(Some(tb)) => tablebase::sample(&tb, &config.rules, 512, 2026),
+            _ => Vec::new(),
+        }
     }
 
     fn oracle(config: &Config) -> anyhow::Result<Option<Arc<dyn crate::mcts::oracle::Oracle<JungleGame>>>> {

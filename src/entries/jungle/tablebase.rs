@@ -22,3 +22,28 @@ impl Oracle<JungleGame> for Tablebase {
         "tablebase"
     }
 }
+
+/// Up to `n` random positions the tables hold (any material of theirs, either side to move),
+/// with their exact results; the same for the same `seed`.
+pub fn sample(tb: &Tablebase, rules: &crate::jungle::Rules, n: usize, seed: u64) -> Vec<(JungleGame, Exact)> {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let materials: Vec<crate::tb::Material> = crate::tb::Material::all_up_to(tb.max_pieces().min(3));
+    let mut out = Vec::with_capacity(n);
+    let mut tries = 0;
+    while out.len() < n && tries < n * 1000 {
+        tries += 1;
+        let m = materials[rng.random_range(0..materials.len())];
+        let pieces = m.pieces();
+        let squares: Vec<usize> = (0..pieces.len()).map(|_| rng.random_range(0..63usize)).collect();
+        if !crate::tb::index::valid(&pieces, &squares) {
+            continue;
+        }
+        let stm = if rng.random::<bool>() { crate::jungle::Side::Red } else { crate::jungle::Side::Blue };
+        let g = JungleGame::new(crate::tb::index::position(&pieces, &squares, stm), *rules);
+        if let Some(e) = tb.exact(&g) {
+            out.push((g, e));
+        }
+    }
+    out
+}
