@@ -105,6 +105,11 @@ fn rules_search_and_mcts_never_import_the_network_training_or_matches() {
             assert!(!deps.contains(h), "{m} imports crate::{h}; the layering forbids it (see ARCHITECTURE.md)");
         }
     }
+    // The endgame tables sit between the rules and the search that probes them: rules and the
+    // store's file framing below them, nothing of the network, training, matches or the search.
+    for h in ["nn", "train", "selfplay", "arena", "config", "pipeline", "protocol", "report", "entries", "serve", "mcts", "alphabeta"] {
+        assert!(!g["tb"].contains(h), "tb imports crate::{h}; the layering forbids it (see ARCHITECTURE.md)");
+    }
     // Search and the players are written for any game: they name `G::MAX_MOVES`, `G::encode`,
     // never the Jungle module.
     for m in ["mcts", "player", "game", "check"] {
