@@ -43,16 +43,24 @@ pub struct GateDecision<G: MatchGame> {
     pub why: String,
 }
 
+/// Where and how a gate match's games are played.
+pub struct GateGames<G: MatchGame> {
+    pub concurrency: usize,
+    pub rules: G::Rules,
+    pub seed: u64,
+    /// Exact results that end games (the endgame tables, when `[tablebase]` adjudicates).
+    pub oracle: Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<G>>>,
+}
+
 /// Plays the candidate against the best network (batched MCTS, SPRT) and decides.
 pub fn gate_match<G: MatchGame + Encode, C: Evaluator<G>, B: Evaluator<G>>(
     candidate: &C,
     best: &B,
     g: &GateConfig,
     mcts: &MctsConfig,
-    concurrency: usize,
-    rules: G::Rules,
-    seed: u64,
+    games: GateGames<G>,
 ) -> GateDecision<G> {
+    let GateGames { concurrency, rules, seed, oracle } = games;
     let settings = MatchSettings {
         games: g.max_games,
         concurrency,
@@ -63,7 +71,7 @@ pub fn gate_match<G: MatchGame + Encode, C: Evaluator<G>, B: Evaluator<G>>(
         max_consecutive_forfeits: 0,
         adjudication: super::adjudicate::Adjudication::default(),
         time_margin: std::time::Duration::ZERO,
-        oracle: None,
+        oracle,
     };
     let search = super::batched::NetworkSearch { mcts, sims: g.sims, games_in_flight: g.games_in_flight };
     let outcome = run_network_match(candidate, best, search, &settings, |_, _, _| {});
@@ -226,7 +234,8 @@ pub fn gate_candidates<G: ArenaGame + Encode, E: Evaluator<G>>(
         let candidate = load(&cand_path)?;
         let champion = load(&best_path)?;
         let seed = s.seed ^ g.wrapping_mul(0x9E37_79B9);
-        let d = gate_match(&candidate, &champion, s.gate, s.mcts, s.arena.workers(), s.rules.clone(), seed);
+        let games = GateGames { concurrency: s.arena.workers(), rules: s.rules.clone(), seed, oracle: s.oracle.clone() };
+        let d = gate_match(&candidate, &champion, s.gate, s.mcts, games);
         let t = &d.outcome.tally;
         let best_name = format!("gen-{best_g:04}");
         log_match(run, &name, &best_name, t, "gate")?;

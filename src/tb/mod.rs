@@ -43,7 +43,7 @@ pub struct TablebaseConfig {
     pub dir: String,
     /// Self-play ends a game at its first tablebase position, with the tables' result.
     pub selfplay: bool,
-    /// Matches (arena, gate, ladder) do the same (termination `tablebase`).
+    /// Matches (arena, tournament, gate, ladder) do the same (termination `tablebase`).
     pub adjudicate: bool,
 }
 
