@@ -517,3 +517,40 @@ fn an_arena_match_resumes_from_its_journal_and_plays_openings_from_a_file() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("holds another match"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Knows every position from ply 8 on: the side to move "wins in 1".
+struct FromPlyEight;
+
+impl junglezero::mcts::oracle::Oracle<JungleGame> for FromPlyEight {
+    fn exact(&self, state: &JungleGame) -> Option<junglezero::mcts::oracle::Exact> {
+        use junglezero::game::Game;
+        (state.ply() >= 8).then_some(junglezero::mcts::oracle::Exact { value: 1.0, plies: 1 })
+    }
+    fn source(&self) -> &'static str {
+        "test"
+    }
+}
+
+/// Both match drivers (threaded players, and networks batched across games) end a game at the
+/// first position an oracle knows, with its result and termination `tablebase`.
+#[test]
+fn both_match_drivers_end_games_where_an_oracle_knows_the_result() {
+    use junglezero::arena::batched::{NetworkSearch, run_network_match};
+    use junglezero::game::{Reason, Seat};
+    let oracle: std::sync::Arc<dyn junglezero::mcts::oracle::Oracle<JungleGame>> = std::sync::Arc::new(FromPlyEight);
+    let s = MatchSettings { opening_plies: 2, oracle: Some(oracle), ..settings(6) };
+    let eval = junglezero::mcts::testing::UniformEvaluator::default();
+    let mcts = junglezero::mcts::MctsConfig::default();
+    let batched = run_network_match(&eval, &eval, NetworkSearch { mcts: &mcts, sims: 8, games_in_flight: 3 }, &s, |_, _, _| {});
+    let players = Config::default().players();
+    let a = JungleGame::factory(PlayerSpec::Random { tc: None }, &players, &s.rules, None).unwrap();
+    let threaded = run_match(&*a, &*a, &s, |_, _, _| {}).unwrap();
+    for out in [&batched, &threaded] {
+        assert_eq!(out.games.len(), 6);
+        for g in &out.games {
+            assert_eq!((g.outcome.reason, g.moves.len()), (Reason::Tablebase, 8), "{:?}", g.outcome);
+            // Ply 8: the first player is to move, and the oracle gives it the win.
+            assert_eq!(g.outcome.winner, Some(Seat::First));
+        }
+    }
+}
