@@ -42,14 +42,7 @@ pub struct MatchSettings<G: MatchGame = JungleGame> {
 /// The oracle's result for `g` (a player to move) as a finished game's outcome.
 pub fn known_outcome<G: MatchGame>(oracle: Option<&dyn crate::mcts::oracle::Oracle<G>>, g: &G) -> Option<Outcome> {
     let Turn::Player(mover) = g.turn() else { return None };
-    let e = oracle?.exact(g)?;
-    Some(if e.value > 0.0 {
-        Outcome::win(mover, Reason::Tablebase)
-    } else if e.value < 0.0 {
-        Outcome::win(mover.other(), Reason::Tablebase)
-    } else {
-        Outcome::draw(Reason::Tablebase)
-    })
+    Some(oracle?.exact(g)?.outcome(mover))
 }
 
 /// A game lost by failing to move: who failed and why (`crash`, `timeout`,

@@ -8,11 +8,9 @@ use std::time::Instant;
 
 use junglezero::alphabeta::{Engine, Eval};
 use junglezero::game::Game;
-use junglezero::jungle::{JungleGame, Side};
+use junglezero::jungle::JungleGame;
 use junglezero::player::Limits;
-use junglezero::tb::{Material, Tablebase, Value};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use junglezero::tb::{Tablebase, Value};
 
 use crate::cli::ConfigArgs;
 
@@ -56,25 +54,8 @@ pub fn run(dir: &std::path::Path, positions: usize, depth: u32, min_plies: u16, 
 /// Up to `n` random 3-piece positions the tables say the side to move wins in `min_plies` or
 /// more (seeded: the same set every run).
 fn sample(tb: &Tablebase, rules: &junglezero::jungle::Rules, n: usize, min_plies: u16) -> Vec<(JungleGame, u16)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(2026);
-    let materials: Vec<Material> = Material::all_up_to(3).into_iter().filter(|m| m.count() == 3).collect();
-    let mut out = Vec::new();
-    let mut tries = 0;
-    while out.len() < n && tries < n * 20_000 {
-        tries += 1;
-        let m = materials[rng.random_range(0..materials.len())];
-        let pieces = m.pieces();
-        let squares: Vec<usize> = (0..pieces.len()).map(|_| rng.random_range(0..63usize)).collect();
-        if !junglezero::tb::index::valid(&pieces, &squares) {
-            continue;
-        }
-        let stm = if rng.random::<bool>() { Side::Red } else { Side::Blue };
-        let pos = junglezero::tb::index::position(&pieces, &squares, stm);
-        if let Ok(Value::Win(d)) = tb.probe(&pos)
-            && d >= min_plies
-        {
-            out.push((JungleGame::new(pos, *rules), d));
-        }
-    }
-    out
+    junglezero::entries::jungle::tablebase::sample(tb, rules, n, 2026, 3..=3, &|e| e.value > 0.0 && e.plies >= min_plies)
+        .into_iter()
+        .map(|(g, e)| (g, e.plies))
+        .collect()
 }

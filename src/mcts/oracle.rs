@@ -2,7 +2,7 @@
 //! [`Oracle`] knows is a leaf with its exact value, as a finished game is, and a player whose
 //! root it knows plays the oracle's best move outright.
 
-use crate::game::{Game, Turn};
+use crate::game::{Game, Outcome, Reason, Seat, Turn};
 
 /// An exact result for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -14,6 +14,17 @@ pub struct Exact {
 }
 
 impl Exact {
+    /// The finished game's outcome when `mover` is to move here (reason `tablebase`).
+    pub fn outcome(&self, mover: Seat) -> Outcome {
+        if self.value > 0.0 {
+            Outcome::win(mover, Reason::Tablebase)
+        } else if self.value < 0.0 {
+            Outcome::win(mover.other(), Reason::Tablebase)
+        } else {
+            Outcome::draw(Reason::Tablebase)
+        }
+    }
+
     /// "tablebase win in 17", "tablebase loss in 4", "tablebase draw".
     pub fn describe(&self, source: &str) -> String {
         if self.value > 0.0 {

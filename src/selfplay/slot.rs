@@ -107,14 +107,7 @@ impl<G: Trainable> Slot<G> {
     fn known_result(&self) -> Option<Outcome> {
         let root = self.search.root_state();
         let Turn::Player(mover) = root.turn() else { return None };
-        let e = self.oracle.as_ref()?.exact(root)?;
-        Some(if e.value > 0.0 {
-            Outcome::win(mover, Reason::Tablebase)
-        } else if e.value < 0.0 {
-            Outcome::win(mover.other(), Reason::Tablebase)
-        } else {
-            Outcome::draw(Reason::Tablebase)
-        })
+        Some(self.oracle.as_ref()?.exact(root)?.outcome(mover))
     }
 
     pub fn is_active(&self) -> bool {

@@ -85,7 +85,7 @@ impl RunGame for JungleGame {
     /// `config`'s rules.
     fn yardstick(config: &Config) -> Vec<(JungleGame, crate::mcts::oracle::Exact)> {
         match config.tablebase.open(&config.rules) {
-            Ok(Some(tb)) => tablebase::sample(&tb, &config.rules, 512, 2026),
+            Ok(Some(tb)) => tablebase::sample(&tb, &config.rules, 512, 2026, 2..=3, &|_| true),
             _ => Vec::new(),
         }
     }

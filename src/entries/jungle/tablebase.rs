@@ -23,15 +23,27 @@ impl Oracle<JungleGame> for Tablebase {
     }
 }
 
-/// Up to `n` random positions the tables hold (any material of theirs, either side to move),
-/// with their exact results; the same for the same `seed`.
-pub fn sample(tb: &Tablebase, rules: &crate::jungle::Rules, n: usize, seed: u64) -> Vec<(JungleGame, Exact)> {
+/// Up to `n` random positions the tables hold (any of their materials of `pieces` pieces,
+/// either side to move) whose exact result `keep` accepts, with that result; the same for the
+/// same `seed`.
+pub fn sample(
+    tb: &Tablebase,
+    rules: &crate::jungle::Rules,
+    n: usize,
+    seed: u64,
+    pieces: std::ops::RangeInclusive<usize>,
+    keep: &dyn Fn(&Exact) -> bool,
+) -> Vec<(JungleGame, Exact)> {
     use rand::{RngExt, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let materials: Vec<crate::tb::Material> = crate::tb::Material::all_up_to(tb.max_pieces().min(3));
+    let materials: Vec<crate::tb::Material> =
+        crate::tb::Material::all_up_to(tb.max_pieces().min(3)).into_iter().filter(|m| pieces.contains(&m.count())).collect();
+    if materials.is_empty() {
+        return Vec::new();
+    }
     let mut out = Vec::with_capacity(n);
     let mut tries = 0;
-    while out.len() < n && tries < n * 1000 {
+    while out.len() < n && tries < n * 20_000 {
         tries += 1;
         let m = materials[rng.random_range(0..materials.len())];
         let pieces = m.pieces();
@@ -41,7 +53,7 @@ pub fn sample(tb: &Tablebase, rules: &crate::jungle::Rules, n: usize, seed: u64)
         }
         let stm = if rng.random::<bool>() { crate::jungle::Side::Red } else { crate::jungle::Side::Blue };
         let g = JungleGame::new(crate::tb::index::position(&pieces, &squares, stm), *rules);
-        if let Some(e) = tb.exact(&g) {
+        if let Some(e) = tb.exact(&g).filter(|e| keep(e)) {
             out.push((g, e));
         }
     }
