@@ -75,9 +75,12 @@ pub fn position(pieces: &[crate::jungle::Piece], squares: &[usize], stm: Side) -
     pos
 }
 
+/// Squares of a located position, in piece order (no allocation: probing runs at search nodes).
+pub type Placement = arrayvec::ArrayVec<usize, 16>;
+
 /// Where `pos` is looked up: its canonical material, side to move and squares in piece order
 /// after the colour flip if its material needs one. `squares` gets the squares.
-pub fn locate(pos: &Position, squares: &mut Vec<usize>) -> (Material, Side) {
+pub fn locate(pos: &Position, squares: &mut Placement) -> (Material, Side) {
     let mut m = Material { red: 0, blue: 0 };
     for (_, p) in pos.pieces() {
         let bit = 1u8 << p.kind().index();
@@ -89,7 +92,7 @@ pub fn locate(pos: &Position, squares: &mut Vec<usize>) -> (Material, Side) {
     let flip = !m.is_canonical();
     let m = m.canonical();
     squares.clear();
-    for p in m.pieces() {
+    for p in m.each_piece() {
         // After the flip, the canonical Red piece is the position's Blue one, turned.
         let (side, kind) = if flip { (p.side().flip(), p.kind()) } else { (p.side(), p.kind()) };
         let sq = pos.square_of(side, kind).map_or(0, |s| s.index());

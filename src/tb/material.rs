@@ -32,8 +32,13 @@ impl Material {
 
     /// The pieces in table order: Red's animals from the Rat up, then Blue's.
     pub fn pieces(self) -> Vec<Piece> {
+        self.each_piece().collect()
+    }
+
+    /// The same without allocating (probing runs it at every node it probes).
+    pub fn each_piece(self) -> impl Iterator<Item = Piece> {
         let side = |mask: u8, s: Side| Kind::ALL.into_iter().filter(move |k| mask & (1 << k.index()) != 0).map(move |k| Piece::new(s, k));
-        side(self.red, Side::Red).chain(side(self.blue, Side::Blue)).collect()
+        side(self.red, Side::Red).chain(side(self.blue, Side::Blue))
     }
 
     /// The same material with the colours swapped.

@@ -161,7 +161,7 @@ impl Tablebase {
         if n as usize > self.max_pieces {
             return Err(ProbeError::TooMany(n as usize, self.max_pieces));
         }
-        let mut squares = Vec::with_capacity(4);
+        let mut squares = index::Placement::new();
         let (m, stm) = index::locate(pos, &mut squares);
         let t = self.table(m).ok().flatten().ok_or(ProbeError::Missing(m))?;
         lookup_in(&t, stm, &squares)
@@ -189,7 +189,7 @@ fn lookup_in(t: &Table, stm: crate::jungle::Side, squares: &[usize]) -> Result<V
 /// The value of `pos` in whichever of `tables` holds its material (`None`: none does, or the
 /// game is over there).
 pub fn probe_in(tables: &HashMap<Material, std::sync::Arc<Table>>, pos: &Position) -> Option<Value> {
-    let mut squares = Vec::with_capacity(4);
+    let mut squares = index::Placement::new();
     let (m, stm) = index::locate(pos, &mut squares);
     lookup_in(tables.get(&m)?, stm, &squares).ok()
 }

@@ -121,16 +121,7 @@ fn plain_and_batched_agree<E: Evaluator<JungleGame>>(
 fn batched_selfplay_plays_the_same_games_as_the_plain_driver() {
     let (mcts, sp) = small_selfplay();
     let rules = Rules { max_plies: 120, ..Rules::default() };
-    let opts = RunOptions {
-        games: 7,
-        first_index: 3,
-        seed: 99,
-        model_id: "rollout".into(),
-        root: JungleGame::start(rules),
-        deadline: None,
-        finish: None,
-        oracle: None,
-    };
+    let opts = RunOptions { first_index: 3, ..RunOptions::from_start(7, 99, "rollout", &rules) };
     let eval = RolloutEvaluator { playouts: 1, max_plies: 40 };
     let (batched, counters) = plain_and_batched_agree(&eval, &mcts, &sp, &opts);
     assert_eq!(batched.len(), 7);
@@ -184,8 +175,7 @@ fn selfplay_through_the_inference_server_plays_the_same_games() {
     use junglezero::mcts::server::{ServerConfig, ServerStats, maybe_served};
     let (mcts, sp) = small_selfplay();
     let rules = Rules { max_plies: 80, ..Rules::default() };
-    let opts =
-        RunOptions { games: 6, first_index: 0, seed: 5, model_id: "f".into(), root: JungleGame::start(rules), deadline: None, finish: None, oracle: None };
+    let opts = RunOptions::from_start(6, 5, "f", &rules);
     let play = |server: Option<ServerConfig>, stats: &ServerStats, counters: &Counters| {
         let mut games = Vec::new();
         maybe_served(&RowFunction, server, stats, |e| {
@@ -229,16 +219,7 @@ fn level_games_are_adjudicated_drawn_after_the_set_ply() {
     sp.draw_plies = 10;
     sp.draw_value = 0.5;
     let rules = Rules { max_plies: 200, ..Rules::default() };
-    let opts = RunOptions {
-        games: 12,
-        first_index: 0,
-        seed: 5,
-        model_id: "uniform".into(),
-        root: JungleGame::start(rules),
-        deadline: None,
-        finish: None,
-        oracle: None,
-    };
+    let opts = RunOptions::from_start(12, 5, "uniform", &rules);
     let (games, _) = plain_and_batched_agree(&UniformEvaluator::default(), &mcts, &sp, &opts);
     let adjudicated: Vec<_> = games.iter().filter(|g| g.reason == Reason::Adjudication).collect();
     assert!(!adjudicated.is_empty(), "{:?}", games.iter().map(|g| (g.reason, g.moves.len())).collect::<Vec<_>>());
@@ -255,16 +236,7 @@ fn level_games_are_adjudicated_drawn_after_the_set_ply() {
 fn selfplay_records_replay_and_round_trip() {
     let (mcts, sp) = small_selfplay();
     let rules = Rules { max_plies: 100, ..Rules::default() };
-    let opts = RunOptions {
-        games: 3,
-        first_index: 0,
-        seed: 5,
-        model_id: "uniform".into(),
-        root: JungleGame::start(rules),
-        deadline: None,
-        finish: None,
-        oracle: None,
-    };
+    let opts = RunOptions::<JungleGame>::from_start(3, 5, "uniform", &rules);
     // Raw visit counts, then counts pruned of forced playouts.
     for k in [0.0, 2.0] {
         let mcts = MctsConfig { forced_playouts: k, ..mcts.clone() };
@@ -382,16 +354,7 @@ fn long_games_are_finished_by_the_teacher_with_teacher_targets() {
         Finisher::from_settings(&sp, &TeacherConfig { hash_mb: 1, ..TeacherConfig::default() }, &SearchConfig::default(), &EvalWeights::default(), rules);
     let finish = finish.expect("finish_after_plies > 0 gives a finisher");
     assert_eq!(finish.teacher.depth, 2);
-    let opts = RunOptions {
-        games: 4,
-        first_index: 0,
-        seed: 11,
-        model_id: "uniform".into(),
-        root: JungleGame::start(rules),
-        deadline: None,
-        finish: Some(finish.handover()),
-        oracle: None,
-    };
+    let opts = RunOptions { finish: Some(finish.handover()), ..RunOptions::from_start(4, 11, "uniform", &rules) };
     let eval = UniformEvaluator::default();
     let (plain, counters) = plain_and_batched_agree(&eval, &mcts, &sp, &opts);
     let mut handed_over = 0;
