@@ -106,6 +106,22 @@ pub enum TbCommand {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// Measures networks against the tables: on the fixed sample of 512 two- and three-piece
+    /// positions the training report uses, the share whose most likely win/draw/loss class is
+    /// the exact one, and the mean distance between the network's value and the exact value.
+    Score {
+        /// The tables' folder.
+        #[arg(long, value_name = "DIR")]
+        tb: PathBuf,
+        /// The networks (.jzm), one line each.
+        #[arg(required = true, value_name = "MODEL")]
+        models: Vec<PathBuf>,
+        /// Rule switches over the config's [rules] (must be those the tables were built for).
+        #[arg(long)]
+        rules: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
 }
 
 /// A position and the rules it is played under.

@@ -1,9 +1,12 @@
-//! `junglezero tb build|probe`: endgame tablebases (see `junglezero::tb`).
+//! `junglezero tb build|probe|score`: endgame tablebases (see `junglezero::tb`).
 
 use std::io::Write;
 
 use junglezero::entries::HouseGame;
+use junglezero::game::Encode;
 use junglezero::jungle::{JungleGame, Rules};
+use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::pipeline::RunGame;
 use junglezero::store::lines::CappedLines;
 use junglezero::store::{caps, write_output};
 use junglezero::tb::generate::{Built, build_dir};
@@ -63,6 +66,24 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
                 };
                 writeln!(out, "{answer}")?;
                 out.flush()?;
+            }
+            Ok(())
+        }
+        TbCommand::Score { tb, models, rules, config } => {
+            let mut config = super::load_config(&config)?;
+            config.rules = JungleGame::rules_with(&config, rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
+            // Opened here first, so a folder without tables (or built for other rules) is an error.
+            junglezero::tb::shared(&tb, &config.rules)?;
+            config.tablebase.dir = tb.display().to_string();
+            let sample = <JungleGame as RunGame>::yardstick(&config);
+            if sample.is_empty() {
+                anyhow::bail!("{}: no two- or three-piece tables to sample", tb.display());
+            }
+            let mut out = std::io::stdout().lock();
+            for path in &models {
+                let net = NetEvaluator::load(path, &config.hardware, <JungleGame as Encode>::SHAPE)?;
+                let (accuracy, error) = junglezero::nn::yardstick::measure(&net, &sample);
+                writeln!(out, "{}: value accuracy {accuracy:.3}, mean |value error| {error:.3} on {} tablebase positions", path.display(), sample.len())?;
             }
             Ok(())
         }

@@ -252,6 +252,40 @@ fn tb_build_and_probe_from_the_command_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// What the shipped network scored on the report's 512 table positions when `tb score` came
+/// (0.678), less a margin: a sample labelled the wrong way round or a misread network falls
+/// below it.
+const SHIPPED_ACCURACY_FLOOR: f64 = 0.6;
+
+/// `tb score`: the shipped network measured against the tables, one line; a bad model file and
+/// a folder without tables are one-line errors.
+#[test]
+fn tb_score_measures_a_network_against_the_tables() {
+    let dir = tb_dir();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).output().unwrap();
+    let o = run(&["tb", "score", "--tb", dir.to_str().unwrap(), sample]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.lines().count() == 1 && out.ends_with("on 512 tablebase positions\n"), "{out}");
+    let accuracy: f64 = out.split("value accuracy ").nth(1).and_then(|r| r.split(',').next()).unwrap().parse().unwrap();
+    let error: f64 = out.split("error| ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+    assert!(accuracy > SHIPPED_ACCURACY_FLOOR && accuracy <= 1.0 && (0.0..1.0).contains(&error), "{out}");
+
+    let bad = std::env::temp_dir().join(format!("jz-tb-score-{}.jzm", std::process::id()));
+    std::fs::write(&bad, b"not a network").unwrap();
+    let o = run(&["tb", "score", "--tb", dir.to_str().unwrap(), bad.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success() && e.trim().lines().count() == 1 && e.contains("jz-tb-score-"), "{e}");
+    let _ = std::fs::remove_file(&bad);
+    let empty = std::env::temp_dir().join(format!("jz-tb-score-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = run(&["tb", "score", "--tb", empty.to_str().unwrap(), sample]);
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success() && e.trim().lines().count() == 1, "{e}");
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
 /// A 3-piece win the tables hold: Red Elephant and Rat against the Blue Lion.
 const WIN_FEN: &str = "7/3l3/7/7/7/7/2E4/R6/7 w";
 
