@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the binary scripts/gpu-check.sh runs on a GPU machine, on an ordinary machine (no GPU and
 # no CUDA needed): the wgpu and cudnn features together (cuDNN and cuBLASLt inference, loaded when
-# the device is opened; wgpu training), stripped and xz-compressed as target/gpu/junglezero-gpu.xz.
+# the device is opened; wgpu training) in the `dist` profile for shipped binaries, stripped and
+# xz-compressed as target/gpu/junglezero-gpu.xz.
 # With --cuda it also tries burn's cuda backend (scripts/build-cuda.sh) as junglezero-cuda.xz.
 # Everything under target/gpu/ must stay under 60 MiB so it can travel with the repository.
 #
@@ -13,17 +14,17 @@ out=target/gpu
 mkdir -p "$out"
 limit=$((60 * 1024 * 1024))
 
-pack() { strip -o "$out/junglezero-$1" target/release/junglezero && xz -6 -T0 -f "$out/junglezero-$1"; }
+pack() { strip -o "$out/junglezero-$1" "target/$2/junglezero" && xz -6 -T0 -f "$out/junglezero-$1"; }
 
 echo "== wgpu + cudnn build"
-cargo build --locked --release --features wgpu,cudnn
-pack gpu
+cargo build --locked --profile dist --features wgpu,cudnn
+pack gpu dist
 
 rm -f "$out/junglezero-cuda.xz"
 if [ "${1:-}" = "--cuda" ]; then
     echo "== cuda build (scripts/build-cuda.sh)"
     if scripts/build-cuda.sh --locked --release; then
-        pack cuda
+        pack cuda release
     else
         echo "the cuda build failed; target/gpu holds the GPU binary only"
     fi
