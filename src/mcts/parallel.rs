@@ -90,11 +90,13 @@ fn run_batch<G: Encode, E: Evaluator<G> + ?Sized>(
             return false;
         }
         let want = (minibatch as u32).min(budget.sims - s.started);
+        let mut ended_at_once = 0;
         for _ in 0..want {
             match s.search.select(s.cache) {
                 Step::Done => {
                     s.started += 1;
                     s.done += 1;
+                    ended_at_once += 1;
                 }
                 Step::NeedsEval(_) => {
                     if let Some(slot) = s.search.park() {
@@ -114,6 +116,11 @@ fn run_batch<G: Encode, E: Evaluator<G> + ?Sized>(
             }
         }
         if lane.slots.is_empty() {
+            if ended_at_once > 0 {
+                // Simulations that ended at known values (a den, the tables) finished here.
+                progress(s.search, s.done);
+                return true;
+            }
             // Every line ends at a leaf another thread is evaluating: let it finish.
             drop(guard);
             std::thread::yield_now();

@@ -555,7 +555,11 @@ fn minibatches_and_threads_share_one_tree_and_count_every_simulation() {
         let mut reports = 0;
         let done = search_parallel(&mut s, &mut cache, &UniformEvaluator::default(), &mut lanes, minibatch, &budget, &mut |_, _| reports += 1);
         assert_eq!((done, s.root_visits(), s.parked_count()), (500, 500, 0), "{threads} threads x {minibatch}");
-        assert!(reports > 0);
+        // The calling thread reports after each of its own batches; with other threads and an
+        // evaluator that answers at once, they may finish all 500 before it gets one.
+        if threads == 1 {
+            assert!(reports > 0, "one thread: no progress report");
+        }
         // Every expanded node has one visit of its own plus its children's.
         let nodes = &s.tree().nodes;
         for n in nodes.iter().filter(|n| n.num_children > 0) {
