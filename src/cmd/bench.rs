@@ -95,7 +95,10 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
         config.model.describe(),
         flops / 1e6,
         config.hardware.describe(),
-        if eval.is_fused() { " (fused CPU path)" } else { " (burn kernels)" }
+        match eval.fused_options() {
+            Some(o) => format!(" (fused CPU path: {})", o.describe()),
+            None => " (burn kernels)".into(),
+        }
     )?;
     let mut batch = 1;
     while batch <= max_batch.max(1) {
@@ -120,7 +123,7 @@ fn bench_agree<G: junglezero::entries::HouseGame>(
 ) -> anyhow::Result<()> {
     use junglezero::game::Turn;
     use rand::{RngExt, SeedableRng};
-    let hw_cpu = junglezero::nn::device::HardwareConfig { device: "flex".into(), fused_cpu: false };
+    let hw_cpu = junglezero::nn::device::HardwareConfig { device: "flex".into(), fused_cpu: false, ..Default::default() };
     // Without a model, one random network, drawn on the CPU and written to a temporary file, so
     // both paths run the same weights (each device draws random numbers of its own).
     let temporary = std::env::temp_dir().join(format!("junglezero-agree-{}.jzm", std::process::id()));

@@ -4,7 +4,7 @@ use burn::prelude::*;
 use burn::tensor::activation::softmax;
 
 use super::device::{is_cpu, parse_device};
-use super::fused::{FusedNet, HostOutputs};
+use super::fused::{FusedNet, FusedOptions, HostOutputs};
 use super::model::{MOVES_LEFT_UNIT, ModelConfig, Net, input_tensor};
 use crate::game::{Encode, Shape};
 use crate::mcts::server::BatchEvaluator;
@@ -65,7 +65,11 @@ impl NetEvaluator {
                     .unwrap_or(super::device::DeviceError::Unknown { name: hw.device.clone(), known: super::device::DEVICE_NAMES }));
             }
         }
-        Ok(if hw.fused_cpu && is_cpu(&hw.device) { self.with_fused_cpu() } else { self })
+        if hw.fused_cpu && is_cpu(&hw.device) {
+            let options = hw.fused_options().map_err(|e| super::device::DeviceError::Unavailable { name: hw.device.clone(), reason: e.to_string() })?;
+            return Ok(self.with_fused_options(options));
+        }
+        Ok(self)
     }
 
     /// The device a network's weights live on for inference: the CPU for the NVIDIA path (it
@@ -74,10 +78,21 @@ impl NetEvaluator {
         if super::device::cudnn_ordinal(&hw.device).is_some() { parse_device("flex") } else { parse_device(&hw.device) }
     }
 
-    /// Runs inference through the fused CPU path (see `nn::fused`) instead of burn's kernels.
-    pub fn with_fused_cpu(mut self) -> NetEvaluator {
-        self.fused = Some(FusedNet::from_net(&self.net));
+    /// Runs inference through the fused CPU path (see `nn::fused`) instead of burn's kernels,
+    /// with the default options (the widest instruction set, Winograd F(4 × 4)).
+    pub fn with_fused_cpu(self) -> NetEvaluator {
+        self.with_fused_options(FusedOptions::default())
+    }
+
+    /// Runs inference through the fused CPU path with `options`.
+    pub fn with_fused_options(mut self, options: FusedOptions) -> NetEvaluator {
+        self.fused = Some(FusedNet::with_options(&self.net, options));
         self
+    }
+
+    /// The fused CPU path's instruction set and convolution algorithm, when it is used.
+    pub fn fused_options(&self) -> Option<&FusedOptions> {
+        self.fused.as_ref().map(FusedNet::options)
     }
 
     /// Whether inference uses the fused CPU path.

@@ -12,14 +12,19 @@ pub struct HardwareConfig {
     /// Only backends compiled into the binary are available (see the cargo features).
     pub device: String,
     /// On the CPU, run inference through the fused path (batch norm folded into the
-    /// convolutions, im2col + matrix products) instead of burn's kernels. Training always uses
-    /// burn.
+    /// convolutions, Winograd transforms and SIMD matrix products) instead of burn's kernels.
+    /// Training always uses burn.
     pub fused_cpu: bool,
+    /// The fused path's instruction set: auto (the widest this CPU runs), avx512, avx2 or
+    /// portable. A set the CPU lacks is refused.
+    pub cpu_kernels: super::cpu_kernels::CpuKernels,
+    /// The fused path's 3 × 3 convolutions: winograd4, winograd2 or im2col.
+    pub cpu_conv: super::fused::CpuConv,
 }
 
 impl Default for HardwareConfig {
     fn default() -> Self {
-        HardwareConfig { device: "flex".into(), fused_cpu: true }
+        HardwareConfig { device: "flex".into(), fused_cpu: true, cpu_kernels: Default::default(), cpu_conv: Default::default() }
     }
 }
 
@@ -27,7 +32,14 @@ impl HardwareConfig {
     /// The device name names a backend compiled into this binary, and a GPU device opens and
     /// computes ([`check_device`]).
     pub fn validate(&self) -> Result<(), crate::check::ConfigError> {
+        self.fused_options()?;
         check_device(&self.device).map(drop).map_err(|e| crate::check::ConfigError::Invalid { key: "hardware.device".into(), message: e.to_string() })
+    }
+
+    /// The fused CPU path's options, or why this CPU cannot run them.
+    pub fn fused_options(&self) -> Result<super::fused::FusedOptions, crate::check::ConfigError> {
+        super::fused::FusedOptions::new(self.cpu_kernels, self.cpu_conv)
+            .map_err(|message| crate::check::ConfigError::Invalid { key: "hardware.cpu_kernels".into(), message })
     }
 
     /// The device with the adapter's name where the backend reports one, e.g.

@@ -1,8 +1,9 @@
 //! A fused CPU inference path for the network, used instead of burn's kernels when the device is
 //! the CPU: batch norm is folded into the convolutions, activations stay in one channels-last
-//! buffer, 3×3 convolutions are im2col + one matrix product (matrixmultiply through ndarray), and
-//! bias, residual and ReLU are applied in the same pass over the output. Scratch buffers are
-//! kept per thread, so a batch allocates only its output vectors.
+//! buffer, 3×3 convolutions run as Winograd transforms and small matrix products on the widest
+//! instruction set the CPU has (`nn::winograd`, `nn::cpu_kernels`; im2col + one matrix product
+//! on request), and bias, residual and ReLU are applied in the same pass over the output. Scratch
+//! buffers are kept per thread, so a batch allocates only its output vectors.
 //!
 //! It computes exactly the function of `model::Net::forward` (tests compare the two); training
 //! and GPUs keep using burn.
@@ -16,8 +17,60 @@ use burn::prelude::*;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2};
 
+use serde::{Deserialize, Serialize};
+
+use super::cpu_kernels::{CpuKernels, KernelSet};
 use super::model::Net;
+use super::winograd::{Pass, Then, WinogradConv, WinogradScratch, WinogradTile};
 use crate::game::Shape;
+
+/// `hardware.cpu_conv`: how the fused CPU path computes its 3 × 3 convolutions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuConv {
+    /// Winograd F(4 × 4, 3 × 3): the fewest multiplies.
+    #[default]
+    Winograd4,
+    /// Winograd F(2 × 2, 3 × 3).
+    Winograd2,
+    /// im2col and one matrix product per convolution (every multiply of the direct form).
+    Im2col,
+}
+
+impl CpuConv {
+    pub const NAMES: &'static str = "winograd4, winograd2, im2col";
+}
+
+/// How the fused path runs: the instruction set and the convolution algorithm.
+#[derive(Clone, Copy, Debug)]
+pub struct FusedOptions {
+    pub kernels: KernelSet,
+    pub conv: CpuConv,
+}
+
+impl Default for FusedOptions {
+    fn default() -> Self {
+        FusedOptions { kernels: KernelSet::detect(), conv: CpuConv::default() }
+    }
+}
+
+impl FusedOptions {
+    /// The options `hardware.cpu_kernels` and `hardware.cpu_conv` name, or why this CPU cannot
+    /// run them.
+    pub fn new(kernels: CpuKernels, conv: CpuConv) -> Result<FusedOptions, String> {
+        Ok(FusedOptions { kernels: KernelSet::choose(kernels)?, conv })
+    }
+
+    /// For logs and benchmarks: `winograd4 on avx2 (8 f32 lanes, FMA)`.
+    pub fn describe(&self) -> String {
+        let conv = match self.conv {
+            CpuConv::Winograd4 => "winograd4",
+            CpuConv::Winograd2 => "winograd2",
+            CpuConv::Im2col => "im2col",
+        };
+        format!("{conv} on {}", self.kernels.name())
+    }
+}
 
 pub(super) fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.into_data().try_into_vec::<f32>().expect("network parameters are f32")
@@ -32,14 +85,8 @@ pub(super) struct Conv {
     pub(super) cout: usize,
     pub(super) w: Vec<f32>,
     pub(super) b: Vec<f32>,
-}
-
-/// What follows a convolution's bias: a residual added (the second convolution of a block),
-/// then ReLU or not.
-#[derive(Clone, Copy)]
-struct Then<'r> {
-    residual: Option<&'r [f32]>,
-    relu: bool,
+    /// The same weights in the Winograd domain (3 × 3 convolutions, unless im2col is asked for).
+    wino: Option<WinogradConv>,
 }
 
 /// Bias then ReLU, the usual case.
@@ -74,12 +121,35 @@ impl Conv {
                 }
             }
         }
-        Conv { k: kh, cin, cout, w, b: shift }
+        Conv { k: kh, cin, cout, w, b: shift, wino: None }
+    }
+
+    /// Prepares the weights for `options` (the Winograd transform of a 3 × 3 kernel).
+    fn prepared(mut self, options: &FusedOptions) -> Conv {
+        let lanes = match options.kernels {
+            #[cfg(target_arch = "x86_64")]
+            KernelSet::Avx512(_) => 16,
+            #[cfg(target_arch = "x86_64")]
+            KernelSet::Avx2(_) => 8,
+            KernelSet::Portable => 1,
+        };
+        let tile = match options.conv {
+            CpuConv::Winograd4 => Some(WinogradTile::F4),
+            CpuConv::Winograd2 => Some(WinogradTile::F2),
+            CpuConv::Im2col => None,
+        };
+        self.wino = tile.filter(|_| self.k == 3).map(|t| WinogradConv::new(t, self.cin, self.cout, &self.w, &self.b, lanes));
+        self
     }
 
     /// `out[n*squares, cout] = conv(x[n*squares, cin])` plus bias, then what `then` asks
     /// (a residual added, ReLU). `patches` is scratch for the 3×3 case.
-    fn apply(&self, shape: &Shape, x: &[f32], n: usize, out: &mut [f32], patches: &mut Vec<f32>, then: Then) {
+    fn apply(&self, pass: &Pass, x: &[f32], out: &mut [f32], s: &mut ConvScratch, then: Then) {
+        if let Some(wino) = &self.wino {
+            return wino.apply(pass, x, out, &mut s.wino, then);
+        }
+        let (shape, n) = (pass.shape, pass.n);
+        let patches = &mut s.patches;
         let Then { residual, relu } = then;
         let m = n * shape.squares();
         let a: ArrayView2<f32> = if self.k == 1 {
@@ -164,12 +234,19 @@ impl Dense {
     }
 }
 
+/// Per-thread space of the convolutions.
+#[derive(Default)]
+struct ConvScratch {
+    patches: Vec<f32>,
+    wino: WinogradScratch,
+}
+
 #[derive(Default)]
 struct Scratch {
     a: Vec<f32>,
     b: Vec<f32>,
     c: Vec<f32>,
-    patches: Vec<f32>,
+    conv: ConvScratch,
 }
 
 thread_local! {
@@ -190,6 +267,7 @@ pub struct FusedNet {
     pub(super) fc2: Dense,
     /// The moves-left head, laid out like the value head (conv, fc1 reordered, fc2).
     pub(super) moves_left: Option<(Conv, Dense, Dense)>,
+    options: FusedOptions,
 }
 
 /// `fc1` of a head whose input is a flattened `[channels, squares]` map, with its input rows
@@ -221,7 +299,15 @@ pub struct HostOutputs {
 const CHUNK: usize = 32;
 
 impl FusedNet {
+    /// The network for the fused path with the default options (the widest instruction set,
+    /// Winograd F(4 × 4)).
     pub fn from_net(net: &Net) -> FusedNet {
+        Self::with_options(net, FusedOptions::default())
+    }
+
+    /// The network for the fused path with `options`.
+    pub fn with_options(net: &Net, options: FusedOptions) -> FusedNet {
+        let o = &options;
         let p = net.parts();
         let shape = net.shape();
         let sq = shape.squares();
@@ -234,15 +320,21 @@ impl FusedNet {
         });
         FusedNet {
             shape,
-            stem: Conv::from_burn(p.stem_conv, Some(p.stem_bn)),
-            blocks: p.blocks.iter().map(|(c1, b1, c2, b2)| (Conv::from_burn(c1, Some(b1)), Conv::from_burn(c2, Some(b2)))).collect(),
+            stem: Conv::from_burn(p.stem_conv, Some(p.stem_bn)).prepared(o),
+            blocks: p.blocks.iter().map(|(c1, b1, c2, b2)| (Conv::from_burn(c1, Some(b1)).prepared(o), Conv::from_burn(c2, Some(b2)).prepared(o))).collect(),
             policy_hidden: Conv::from_burn(p.policy_conv, Some(p.policy_bn)),
             policy_out: Conv::from_burn(p.policy_out, None),
             value_conv,
             fc1,
             fc2: Dense::from_burn(p.value_fc2),
             moves_left,
+            options,
         }
+    }
+
+    /// The instruction set and convolution algorithm this network runs with.
+    pub fn options(&self) -> &FusedOptions {
+        &self.options
     }
 
     /// Same contract as `NetEvaluator::forward`: `inputs` are `n` encodings in
@@ -287,6 +379,7 @@ impl FusedNet {
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
             let shape = &self.shape;
+            let pass = Pass { kernels: &self.options.kernels, shape, n };
             let (sq, planes, pp) = (shape.squares(), shape.planes, shape.policy_planes);
             let actions = shape.actions();
             let ch = self.stem.cout;
@@ -304,15 +397,15 @@ impl FusedNet {
                     }
                 }
             }
-            self.stem.apply(shape, &s.c, n, &mut s.a, &mut s.patches, RELU);
+            self.stem.apply(&pass, &s.c, &mut s.a, &mut s.conv, RELU);
             for (c1, c2) in &self.blocks {
-                c1.apply(shape, &s.a, n, &mut s.b, &mut s.patches, RELU);
-                c2.apply(shape, &s.b, n, &mut s.c, &mut s.patches, Then { residual: Some(&s.a[..n * sq * ch]), relu: true });
+                c1.apply(&pass, &s.a, &mut s.b, &mut s.conv, RELU);
+                c2.apply(&pass, &s.b, &mut s.c, &mut s.conv, Then { residual: Some(&s.a[..n * sq * ch]), relu: true });
                 std::mem::swap(&mut s.a, &mut s.c);
             }
             // Policy head: [n*squares, policy planes] -> logits[plane * squares + square].
-            self.policy_hidden.apply(shape, &s.a, n, &mut s.b, &mut s.patches, RELU);
-            self.policy_out.apply(shape, &s.b, n, &mut s.c, &mut s.patches, Then { residual: None, relu: false });
+            self.policy_hidden.apply(&pass, &s.a, &mut s.b, &mut s.conv, RELU);
+            self.policy_out.apply(&pass, &s.b, &mut s.c, &mut s.conv, Then { residual: None, relu: false });
             for b in 0..n {
                 for q in 0..sq {
                     for d in 0..pp {
@@ -322,12 +415,12 @@ impl FusedNet {
             }
             // Moves-left head (before the value head reuses the scratch buffers).
             if let Some((conv, fc1, fc2)) = self.moves_left.as_ref().filter(|_| moves_left.len() >= n) {
-                conv.apply(shape, &s.a, n, &mut s.b, &mut s.patches, RELU);
+                conv.apply(&pass, &s.a, &mut s.b, &mut s.conv, RELU);
                 fc1.apply(&s.b, n, &mut s.c, true);
                 fc2.apply(&s.c[..n * fc1.outputs], n, moves_left, true);
             }
             // Value head.
-            self.value_conv.apply(shape, &s.a, n, &mut s.b, &mut s.patches, RELU);
+            self.value_conv.apply(&pass, &s.a, &mut s.b, &mut s.conv, RELU);
             let hidden = self.fc1.outputs;
             self.fc1.apply(&s.b, n, &mut s.c, true);
             self.fc2.apply(&s.c[..n * hidden], n, logits, false);

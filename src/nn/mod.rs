@@ -7,6 +7,7 @@
 pub mod average;
 pub mod bench;
 pub mod burn_eval;
+pub mod cpu_kernels;
 #[cfg(feature = "cudnn")]
 pub mod cudnn;
 pub mod device;
@@ -17,4 +18,5 @@ pub mod import;
 pub mod model;
 pub mod modelfile;
 pub mod onnx;
+pub mod winograd;
 pub mod yardstick;

@@ -308,3 +308,22 @@ fn the_json_analysis_engine_answers_every_query_by_id_with_shared_batches() {
     let mean: f64 = e.split("mean batch ").nth(1).and_then(|s| s.trim_end().trim_end_matches(')').parse().ok()).expect("the summary line");
     assert!(mean > 1.2, "{e}");
 }
+
+#[test]
+fn bench_nn_names_the_kernel_set_and_a_set_the_cpu_lacks_is_refused() {
+    let o =
+        junglezero(&["bench", "nn", "--max-batch", "1", "--seconds", "0.01", "--set", "hardware.cpu_kernels=portable", "--set", "hardware.cpu_conv=winograd2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).lines().next().unwrap().contains("fused CPU path: winograd2 on portable"), "{}", stdout(&o));
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx512f") {
+        let o = junglezero(&["bench", "nn", "--max-batch", "1", "--seconds", "0.01", "--set", "hardware.cpu_kernels=avx512"]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("hardware.cpu_kernels") && err.contains("AVX-512"), "{err}");
+    }
+    let o = junglezero(&["bench", "nn", "--max-batch", "1", "--seconds", "0.01", "--set", "hardware.cpu_kernels=sse9"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("hardware.cpu_kernels"), "{}", stderr(&o));
+}

@@ -325,3 +325,51 @@ fn the_average_command_blends_model_files_and_refuses_mismatched_ones() {
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("1.5"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_cpu_kernel_set_and_convolution_computes_what_burn_computes() {
+    use junglezero::nn::cpu_kernels::{CpuKernels, KernelSet};
+    use junglezero::nn::fused::{CpuConv, FusedOptions};
+    // 12 channels and 5 policy channels: whole vectors for no instruction set, so the padded
+    // tails run; 9 positions end in the middle of a group of Winograd tiles.
+    let model = ModelConfig {
+        blocks: 2,
+        channels: 12,
+        policy_channels: 5,
+        value_channels: 3,
+        value_hidden: 16,
+        moves_left: true,
+        opponent_policy: false,
+        short_value: false,
+    };
+    let device = parse_device("flex").unwrap();
+    let net = model.init_seeded(SHAPE, &device, 11);
+    let burn = NetEvaluator::new(net.clone(), device.clone(), "burn", &model);
+    let (_, x) = batch(9);
+    let reference = burn.forward(&x, 9);
+    let spread = reference.policy.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b)) - reference.policy.iter().fold(f32::INFINITY, |a, &b| a.min(b));
+    assert!(spread > 1e-2, "the logits vary (spread {spread}), so a wrong convolution shows");
+    let mut ran = Vec::new();
+    for kernels in [CpuKernels::Avx512, CpuKernels::Avx2, CpuKernels::Portable] {
+        let Ok(set) = KernelSet::choose(kernels) else { continue };
+        for conv in [CpuConv::Winograd4, CpuConv::Winograd2, CpuConv::Im2col] {
+            let options = FusedOptions { kernels: set, conv };
+            let fused = NetEvaluator::new(net.clone(), device.clone(), "fused", &model).with_fused_options(options);
+            for n in [1, 9] {
+                let (a, b) = (burn.forward(&x, n), fused.forward(&x, n));
+                let pairs = a.policy.iter().zip(&b.policy).chain(a.wdl.iter().zip(&b.wdl)).chain(a.moves_left.iter().zip(&b.moves_left));
+                let worst = pairs.map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+                assert!(worst < 1e-4, "{}, batch {n}: outputs differ by {worst}", options.describe());
+            }
+            ran.push(kernels);
+        }
+    }
+    // Every set this CPU runs was tried: the portable one everywhere, the vector sets where the
+    // CPU has them.
+    assert!(ran.contains(&CpuKernels::Portable));
+    #[cfg(target_arch = "x86_64")]
+    {
+        assert_eq!(ran.contains(&CpuKernels::Avx2), std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"));
+        assert_eq!(ran.contains(&CpuKernels::Avx512), std::arch::is_x86_feature_detected!("avx512f"));
+    }
+}
