@@ -242,3 +242,30 @@ unsafe fn block<S: Simd, const R: usize, const NV: usize>(simd: S, k: usize, a: 
         }
     }
 }
+
+/// `c[m × n] = a[m × k] · b[k × n]` on `kernels` when `n` is a whole number of the set's
+/// vectors, and `true`; `false`, with nothing written, otherwise (the caller takes another
+/// path).
+pub(super) fn product(kernels: &KernelSet, m: usize, n: usize, k: usize, a: Mat, b: Mat, c: MatMut) -> bool {
+    struct Op<'a> {
+        m: usize,
+        n: usize,
+        k: usize,
+        a: Mat<'a>,
+        b: Mat<'a>,
+        c: MatMut<'a>,
+    }
+    impl WithSimd for Op<'_> {
+        type Output = bool;
+
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) -> bool {
+            if !self.n.is_multiple_of(S::F32_LANES) {
+                return false;
+            }
+            matmul(simd, self.m, self.n, self.k, self.a, self.b, self.c);
+            true
+        }
+    }
+    kernels.run(Op { m, n, k, a, b, c })
+}

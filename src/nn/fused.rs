@@ -19,7 +19,7 @@ use ndarray::{ArrayView2, ArrayViewMut2};
 
 use serde::{Deserialize, Serialize};
 
-use super::cpu_kernels::{CpuKernels, KernelSet};
+use super::cpu_kernels::{CpuKernels, KernelSet, Mat, MatMut, product};
 use super::model::Net;
 use super::winograd::{Pass, Then, WinogradConv, WinogradScratch, WinogradTile};
 use crate::game::Shape;
@@ -162,10 +162,14 @@ impl Conv {
             im2col(shape, x, n, self.cin, self.k, patches);
             ArrayView2::from_shape((m, kk), &patches[..m * kk]).expect("shape")
         };
-        let w = ArrayView2::from_shape((self.k * self.k * self.cin, self.cout), &self.w[..]).expect("shape");
+        let kk = self.k * self.k * self.cin;
         let out = &mut out[..m * self.cout];
-        let mut c = ArrayViewMut2::from_shape((m, self.cout), &mut *out).expect("shape");
-        general_mat_mul(1.0, &a, &w, 0.0, &mut c);
+        let (data, b) = (a.as_slice().expect("contiguous rows"), Mat { data: &self.w, ld: self.cout });
+        if !product(pass.kernels, m, self.cout, kk, Mat { data, ld: kk }, b, MatMut { data: out, ld: self.cout }) {
+            let w = ArrayView2::from_shape((kk, self.cout), &self.w[..]).expect("shape");
+            let mut c = ArrayViewMut2::from_shape((m, self.cout), &mut *out).expect("shape");
+            general_mat_mul(1.0, &a, &w, 0.0, &mut c);
+        }
         for (r, row) in out.chunks_exact_mut(self.cout).enumerate() {
             for (o, v) in row.iter_mut().enumerate() {
                 let mut y = *v + self.b[o];
@@ -220,12 +224,16 @@ impl Dense {
         Dense { inputs, outputs, w: host(l.weight.val()), b: l.bias.as_ref().map(|b| host(b.val())).unwrap_or_else(|| vec![0.0; outputs]) }
     }
 
-    fn apply(&self, x: &[f32], n: usize, out: &mut [f32], relu: bool) {
-        let a = ArrayView2::from_shape((n, self.inputs), &x[..n * self.inputs]).expect("shape");
-        let w = ArrayView2::from_shape((self.inputs, self.outputs), &self.w[..]).expect("shape");
-        let out = &mut out[..n * self.outputs];
-        let mut c = ArrayViewMut2::from_shape((n, self.outputs), &mut *out).expect("shape");
-        general_mat_mul(1.0, &a, &w, 0.0, &mut c);
+    fn apply(&self, kernels: &KernelSet, x: &[f32], n: usize, out: &mut [f32], relu: bool) {
+        let (k, o) = (self.inputs, self.outputs);
+        let out = &mut out[..n * o];
+        let (a, b) = (Mat { data: &x[..n * k], ld: k }, Mat { data: &self.w, ld: o });
+        if !product(kernels, n, o, k, a, b, MatMut { data: out, ld: o }) {
+            let a = ArrayView2::from_shape((n, k), &x[..n * k]).expect("shape");
+            let w = ArrayView2::from_shape((k, o), &self.w[..]).expect("shape");
+            let mut c = ArrayViewMut2::from_shape((n, o), &mut *out).expect("shape");
+            general_mat_mul(1.0, &a, &w, 0.0, &mut c);
+        }
         for row in out.chunks_exact_mut(self.outputs) {
             for (v, b) in row.iter_mut().zip(&self.b) {
                 *v = if relu { (*v + b).max(0.0) } else { *v + b };
@@ -416,14 +424,14 @@ impl FusedNet {
             // Moves-left head (before the value head reuses the scratch buffers).
             if let Some((conv, fc1, fc2)) = self.moves_left.as_ref().filter(|_| moves_left.len() >= n) {
                 conv.apply(&pass, &s.a, &mut s.b, &mut s.conv, RELU);
-                fc1.apply(&s.b, n, &mut s.c, true);
-                fc2.apply(&s.c[..n * fc1.outputs], n, moves_left, true);
+                fc1.apply(pass.kernels, &s.b, n, &mut s.c, true);
+                fc2.apply(pass.kernels, &s.c[..n * fc1.outputs], n, moves_left, true);
             }
             // Value head.
             self.value_conv.apply(&pass, &s.a, &mut s.b, &mut s.conv, RELU);
             let hidden = self.fc1.outputs;
-            self.fc1.apply(&s.b, n, &mut s.c, true);
-            self.fc2.apply(&s.c[..n * hidden], n, logits, false);
+            self.fc1.apply(pass.kernels, &s.b, n, &mut s.c, true);
+            self.fc2.apply(pass.kernels, &s.c[..n * hidden], n, logits, false);
             for row in logits[..n * 3].chunks_exact_mut(3) {
                 let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                 let mut sum = 0.0;
