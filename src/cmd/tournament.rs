@@ -51,7 +51,17 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
     };
     let dir = &args.out;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let (mut journal, mut played) = Journal::open(&dir.join("games.jsonl"), &plan)?;
+    // A results.json without this tournament's journal beside it is someone else's file.
+    let journal_path = dir.join("games.jsonl");
+    let results_path = dir.join("results.json");
+    if std::fs::symlink_metadata(&journal_path).is_err() && std::fs::symlink_metadata(&results_path).is_ok() && !args.force {
+        anyhow::bail!(
+            "{} is not this tournament's ({} has no games.jsonl): name another folder, or pass --force to replace it",
+            results_path.display(),
+            dir.display()
+        );
+    }
+    let (mut journal, mut played) = Journal::open(&journal_path, &plan)?;
     if !played.is_empty() {
         eprintln!("resuming: {} games already played", played.len());
     }
@@ -182,7 +192,8 @@ fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Result<(
         writeln!(out)?;
     }
     let json = serde_json::json!({ "standings": standings, "crosstable": cross, "anchor": names[0] });
-    store::write_atomic(&dir.join("results.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    // This tournament's own file (checked at the start): replaced, never written through a link.
+    store::write_output(&dir.join("results.json"), serde_json::to_string_pretty(&json)?.as_bytes(), true)?;
     writeln!(out, "\n{} games; ratings anchored at {} = 0; results in {}", games.len(), names[0], dir.join("results.json").display())?;
     Ok(())
 }

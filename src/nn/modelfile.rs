@@ -93,11 +93,11 @@ pub fn save(path: &Path, net: &Net, meta: &ModelMeta) -> Result<(), StoreError> 
     store::write_atomic(path, &bytes)
 }
 
-/// Saves to a path the user named (see [`store::write_output`]: a link, a device or a pipe is
-/// written through, not replaced).
-pub fn save_output(path: &Path, net: &Net, meta: &ModelMeta) -> Result<(), StoreError> {
+/// Saves to a path the user named (see [`store::Outputs`]: an existing file or a link is
+/// refused unless `force`).
+pub fn save_output(path: &Path, net: &Net, meta: &ModelMeta, force: bool) -> Result<(), StoreError> {
     let bytes = encode(net, meta).map_err(|e| StoreError::new("cannot serialise model for", path, std::io::Error::other(e)))?;
-    store::write_output(path, &bytes)
+    store::write_output(path, &bytes, force)
 }
 
 /// Splits and checks a model file's bytes: (meta, burnpack weights).
