@@ -60,6 +60,8 @@ pub enum ModelFileError {
     Header { path: String, message: String },
     #[error("{path}: the weights do not fit the network described in the header: {message}")]
     Weights { path: String, message: String },
+    #[error("{path}: {message}")]
+    Values { path: String, message: String },
     #[error("{path}: this {game} model has {found} input planes and {actions} actions; this build's {game} network has {planes} planes and {wanted} actions")]
     Incompatible { path: String, game: String, found: usize, actions: usize, planes: usize, wanted: usize },
     #[error("{path}: this is a model of the {found} game; this command plays {expected}")]
@@ -156,8 +158,11 @@ pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) ->
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights)).map_err(|e| ModelFileError::Weights { path: path.into(), message: e.to_string() })?;
     let net =
         meta.model.init(shape, device).try_load_record(record).map_err(|e| ModelFileError::Weights { path: path.into(), message: one_line(&e.to_string()) })?;
-    if !net.is_finite() {
-        return Err(ModelFileError::Weights { path: path.into(), message: "some weights are NaN or infinite (the training that wrote them diverged)".into() });
+    if let Some(problem) = net.weights_problem() {
+        return Err(ModelFileError::Values {
+            path: path.into(),
+            message: format!("{problem} (the training that wrote them diverged, or the file was changed)"),
+        });
     }
     Ok(net)
 }
