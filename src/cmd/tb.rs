@@ -64,6 +64,8 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
                         Err(e) => format!("error: {e}"),
                         Ok(pos) => match tables.probe(&pos) {
                             Ok(v) => v.to_string(),
+                            // A damaged table is the folder's fault, not the line's.
+                            Err(junglezero::tb::ProbeError::Damaged(e)) => anyhow::bail!(e),
                             Err(e) => format!("error: {e}"),
                         },
                     },
@@ -77,9 +79,13 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             let mut config = super::load_config(&config)?;
             config.rules = JungleGame::rules_with(&config, rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
             // Opened here first, so a folder without tables (or built for other rules) is an error.
-            junglezero::tb::shared(&tb, &config.rules)?;
+            let tables = junglezero::tb::shared(&tb, &config.rules)?;
+            tables.report_damage_myself();
             config.tablebase.dir = tb.display().to_string();
             let sample = <JungleGame as RunGame>::yardstick(&config);
+            if let Some(e) = tables.damage() {
+                anyhow::bail!(e);
+            }
             if sample.is_empty() {
                 anyhow::bail!("{}: no two- or three-piece tables to sample", tb.display());
             }
