@@ -116,7 +116,10 @@ pub fn read_openings<G: HouseGame>(
     let Some(path) = path else { return Ok((None, None)) };
     let text = store::read_text_capped(path, caps::TEXT, "openings file").with_context(|| path.display().to_string())?;
     let book = openings_from_text::<G>(&text, rules, seed).with_context(|| path.display().to_string())?;
-    let hash = format!("crc32 {:08x}, {} openings", crc32fast::hash(text.as_bytes()), book.len());
+    // Blank lines and trailing spaces are no part of the openings: the fingerprint is taken
+    // without them (a file that has none hashes as its bytes, as earlier journals recorded).
+    let clean: String = text.lines().map(str::trim_end).filter(|l| !l.is_empty()).flat_map(|l| [l, "\n"]).collect();
+    let hash = format!("crc32 {:08x}, {} openings", crc32fast::hash(clean.as_bytes()), book.len());
     Ok((Some(book), Some(hash)))
 }
 
