@@ -9,8 +9,9 @@
 //!   written to its temporary name first, and only when all are written are they renamed into
 //!   place; a failure on the way removes the temporaries and the files already placed.
 //!
-//! A name that is a device or a FIFO (`/dev/stdout`, `/dev/null`, a pipe another program
-//! reads) is written into, since that replaces no file.
+//! A name that is a device or a FIFO (`/dev/null`, a pipe another program reads), or one of the
+//! descriptors under `/dev` and `/proc/self/fd` (`/dev/stdout`, wherever the shell sent it), is
+//! written into, since that replaces no file.
 
 use std::fs::{self, File};
 use std::io::{Seek, Write};
@@ -58,6 +59,12 @@ fn destination(path: &Path, force: bool) -> Result<Dest, StoreError> {
         Ok(m) => m,
     };
     let t = meta.file_type();
+    // A descriptor the shell opened (`--json /dev/stdout > out.json`, `/dev/fd/3`,
+    // `/proc/self/fd/1`) is written into, whatever it leads to: it is a link, but to what the
+    // user redirected, and replacing it would replace the system's own link.
+    if (path.starts_with("/dev") || path.starts_with("/proc/self/fd")) && fs::metadata(path).is_ok_and(|m| !m.is_dir()) {
+        return Ok(Dest::Through);
+    }
     if t.is_symlink() {
         // A link to a device (`/dev/stdout` is one) is written into: no file is replaced.
         if let Ok(target) = fs::metadata(path)
@@ -228,6 +235,7 @@ mod tests {
         write_output(&old, b"new", true).unwrap();
         assert_eq!(fs::read_to_string(&old).unwrap(), "new");
         assert!(write_output(&d, b"x", true).unwrap_err().to_string().contains("directory"));
+        write_output(Path::new("/dev/null"), b"x", false).unwrap();
         fs::remove_dir_all(&d).unwrap();
     }
 
