@@ -65,6 +65,126 @@ def judge_refusal(code, err):
     return "ok"
 
 
+def third_round(b, model, tmp):
+    """The third round's cases: outputs that exist or are links, a tournament folder that is not
+    its own, a network with one huge weight, FIFOs where files are read, damaged, truncated and
+    renamed tables, damaged journals, an export description with bad rules."""
+    d = tmp / "third"
+    d.mkdir()
+    exist = d / "exist.onnx"
+    exist.write_text("mine")
+    target = d / "theirs.bin"
+    target.write_text("theirs")
+    (d / "link.onnx").symlink_to(target)
+    (d / "y.json").write_text("their notes")
+    (d / "z.samples.npz").write_text("their samples")
+    foreign = d / "foreign"
+    foreign.mkdir()
+    (foreign / "results.json").write_text("{}")
+    fifo = d / "in.fifo"
+    os.mkfifo(fifo)
+    for name in ("pipe.safetensors", "pipe.json"):
+        os.mkfifo(d / name)
+    # The export of the model, with one weight set to 3e38, and with "rules": "bogus".
+    subprocess.run([b, "export", "--model", model, "--out", str(d / "net.safetensors")], check=True, capture_output=True)
+    raw = bytearray((d / "net.safetensors").read_bytes())
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    for name, value in [("huge", 3e38), ("big", 1e5)]:
+        data = bytearray(raw)
+        at = 8 + n + header["value_fc2.weight"]["data_offsets"][0]
+        data[at:at + 4] = __import__("struct").pack("<f", value)
+        (d / f"{name}.safetensors").write_bytes(data)
+        (d / f"{name}.json").write_bytes((d / "net.json").read_bytes())
+    desc = json.loads((d / "net.json").read_text())
+    desc["rules"] = "bogus"
+    (d / "bogus.safetensors").write_bytes(raw)
+    (d / "bogus.json").write_text(json.dumps(desc))
+    # Tables: a good folder, and one damaged copy of it per kind of damage.
+    good = d / "tables"
+    subprocess.run([b, "tb", "build", "--material", "E-r,L-r", "--out", str(good)], check=True, capture_output=True)
+    table = (good / "E-r.jztb").read_bytes()
+    damaged = {
+        "flipped": table[:-20] + bytes([table[-20] ^ 0x10]) + table[-19:],
+        "truncated": table[:-9],
+        "extended": table + b"\0",
+        "renamed": (good / "L-r.jztb").read_bytes(),
+        "empty": b"",
+        "garbage": os.urandom(len(table)),
+    }
+    tables = {}
+    for kind, data in damaged.items():
+        t = d / f"tables-{kind}"
+        t.mkdir()
+        (t / "L-r.jztb").write_bytes((good / "L-r.jztb").read_bytes())
+        (t / "E-r.jztb").write_bytes(data)
+        tables[kind] = t
+    fifo_tables = d / "tables-fifo"
+    fifo_tables.mkdir()
+    (fifo_tables / "L-r.jztb").write_bytes((good / "L-r.jztb").read_bytes())
+    os.mkfifo(fifo_tables / "E-r.jztb")
+    tables["fifo"] = fifo_tables
+    # A journal of a finished match, then damaged copies.
+    log = d / "match.jsonl"
+    match = ["arena", "--a", "random", "--b", "alphabeta:depth=1", "--games", "4"]
+    subprocess.run([b] + match + ["--log", str(log)], check=True, capture_output=True)
+    lines = log.read_text().splitlines()
+    journals = {
+        "duplicated line": lines + [lines[1]],
+        "pair out of range": lines + [lines[1].replace('"pair":0', '"pair":99').replace('"pair":1', '"pair":99')],
+        "points 0.3": [lines[0], json.dumps({**json.loads(lines[1]), "a_points": 0.3}, separators=(",", ":"))] + lines[2:],
+        "reason bogus": [lines[0], json.dumps({**json.loads(lines[1]), "reason": "bogus"}, separators=(",", ":"))] + lines[2:],
+        "players out of range": lines + [json.dumps({**json.loads(lines[1]), "b": 7}, separators=(",", ":"))],
+        "blank line inside": lines[:2] + [""] + lines[2:],
+        "a draw by den": [lines[0], json.dumps({**json.loads(lines[1]), "a_points": 0.5, "reason": "den"}, separators=(",", ":"))] + lines[2:],
+    }
+    journal_cases = []
+    for kind, text in journals.items():
+        path = d / f"journal-{kind.replace(' ', '-')}.jsonl"
+        path.write_text("\n".join(text) + "\n")
+        journal_cases.append(["refuse", *match, "--log", str(path)])
+    fen = "7/3E3/7/7/7/7/7/7/r6 w"
+    (d / "probe.txt").write_text(fen + "\n")
+    return {
+        "outputs that exist or are links (third round)": [
+            ["refuse", "export", "--model", model, "--format", "onnx", "--out", str(exist)],
+            ["refuse", "export", "--model", model, "--format", "onnx", "--out", str(d / "link.onnx")],
+            ["refuse", "export", "--model", model, "--out", str(d / "y.safetensors")],
+            ["refuse", "export", "--model", model, "--out", str(d / "z.safetensors")],
+            ["refuse", "export", "--model", model, "--out", str(d / "net.safetensors")],
+            ["refuse", "import", str(d / "net.safetensors"), "--out", str(exist)],
+            ["refuse", "average", model, "--out", str(exist)],
+            ["refuse", "average", model, "--out", str(d / "link.onnx")],
+            ["refuse", "arena", "--a", "random", "--b", "random", "--games", "2", "--json", str(exist)],
+            ["refuse", "arena", "--a", "random", "--b", "random", "--games", "2", "--games-out", str(exist)],
+            ["refuse", "tb", "build", "--material", "E-r", "--out", str(good), "--json", str(exist)],
+            ["refuse", "tournament", "--players", "random", "random", "--games", "2", "--out", str(foreign)],
+            ["export", "--model", model, "--format", "onnx", "--out", str(d / "link.onnx"), "--force"],
+        ],
+        "networks with a huge weight": [
+            ["refuse", "import", str(d / "huge.safetensors"), "--out", str(d / "huge.jzm")],
+            ["refuse", "import", str(d / "big.safetensors"), "--out", str(d / "big.jzm")],
+            ["refuse", "import", str(d / "bogus.safetensors"), "--out", str(d / "bogus.jzm")],
+        ],
+        "FIFOs and devices where a file is read": [
+            ["refuse", "search", "--depth", "1", "--config", str(fifo)],
+            ["refuse", "serve", "--model", str(fifo), "--port", "0"],
+            ["refuse", "inspect", str(fifo)],
+            ["refuse", "import", str(d / "pipe.safetensors"), "--out", str(d / "f.jzm")],
+            ["refuse", "arena", "--a", "random", "--b", "random", "--games", "2", "--openings", str(fifo)],
+            ["refuse", "arena", "--a", "random", "--b", "random", "--games", "2", "--log", str(fifo)],
+            ["refuse", "arena", "--a", "random", "--b", "random", "--games", "2", "--log", "/dev/full"],
+            ["refuse", "arena", "--a", "random", "--b", f"mcts:model={fifo}", "--games", "2"],
+            ["refuse", "tb", "score", "--tb", str(tables["fifo"]), model],
+        ],
+        "damaged tables (tb probe, tb score)": [
+            ["refuse", "tb", cmd, "--tb", str(t)] + ([model] if cmd == "score" else [])
+            for kind, t in tables.items() if kind != "fifo" for cmd in ("probe", "score")
+        ],
+        "damaged journals (arena --log)": journal_cases,
+    }
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=str(ROOT / "target/release/junglezero"))
@@ -85,6 +205,7 @@ def main():
     link = tmp / "link.json"
     link.symlink_to(tmp / "target.json")
     huge_fen = "7/" * 40000 + " w 0 1"
+    third = third_round(b, args.model, tmp)
     cases = {
         "FEN and moves (search, show)": [
             ["show", "--fen", ""], ["show", "--fen", "7/7/7/7/7/7/7/7/7 w 0 1"], ["show", "--fen", "3R3/7/7/7/7/7/7/7/3r3 w 0 1"],
@@ -115,28 +236,36 @@ def main():
         ],
         "output paths": [
             ["arena", "--a", "random", "--b", "random", "--games", "2", "--json", str(tmp)],
-            # A FIFO and a symbolic link stand for device files such as /dev/null, which a
-            # build that replaced its outputs would destroy.
+            # A FIFO is written into (a build that replaced its outputs would destroy it); the
+            # link is refused, never written through.
             ["arena", "--a", "random", "--b", "random", "--games", "2", "--json", str(link), "--games-out", str(fifo)],
             ["export", "--model", args.model, "--out", str(tmp / "x.txt")],
         ],
     }
+    cases.update(third)
     total, failed = 0, 0
     rows_all = {}
     for surface, argvs in cases.items():
         rows = []
         for argv in argvs:
+            # ("refuse", argv): the command must refuse (exit 0 means it accepted what it must not).
+            must_refuse = argv[0] == "refuse"
+            argv = argv[1:] if must_refuse else argv
             if str(fifo) in argv:
                 # Something must read the FIFO for the writer to finish.
                 reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.DEVNULL)
-            code, out, err, secs, peak = run(b, argv)
+            # `tb probe` probes a position the damaged tables hold.
+            probe = str(tmp / "third" / "probe.txt") if argv[:2] == ["tb", "probe"] else None
+            code, out, err, secs, peak = run(b, argv, stdin=probe)
             verdict = judge_refusal(code, err)
+            if must_refuse and code == 0:
+                verdict = "ACCEPTED"
             if str(fifo) in argv:
                 reader.kill()
                 reader.wait()
                 if not fifo.is_fifo() or not link.is_symlink():
                     verdict = "REPLACED the FIFO or the link"
-            said = err.decode(errors="replace").strip().splitlines()[-1][:110] if err.strip() else out.decode(errors="replace").strip()[:110]
+            said = err.decode(errors="replace").strip().splitlines()[-1][:110] if err.strip() else out.decode(errors="replace").strip().split("\n")[0][:110]
             shown = " ".join(a if len(a) < 60 else a[:40] + f"...({len(a)} chars)" for a in argv)
             rows.append((shown, code, round(secs, 2), said, verdict))
             total += 1

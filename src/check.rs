@@ -70,10 +70,21 @@ pub fn clip_message(s: &str) -> String {
     clip_to(s, 1000)
 }
 
+/// `s` cut after at most `keep` characters, at the end of a word where one ends in the last
+/// 20 characters kept (so a message's own words are never cut in half), then `...` and the
+/// length of the whole.
 fn clip_to(s: &str, keep: usize) -> String {
     match s.char_indices().nth(keep) {
         None => s.to_string(),
-        Some((cut, _)) => format!("{}... ({} bytes)", &s[..cut], s.len()),
+        Some((cut, next)) => {
+            let head = &s[..cut];
+            let at_word_end = next.is_whitespace() || head.ends_with(char::is_whitespace);
+            let cut = match head.char_indices().rev().take(20).find(|(_, c)| c.is_whitespace()) {
+                Some((space, _)) if !at_word_end => space,
+                _ => cut,
+            };
+            format!("{}... ({} bytes)", s[..cut].trim_end(), s.len())
+        }
     }
 }
 
@@ -127,5 +138,14 @@ mod tests {
         assert!(check_memory_within("search.hash_mb", 1 << 30, Some(16 << 30)).is_ok());
         assert!(check_memory_within("search.hash_mb", 1 << 40, None).is_ok(), "unknown memory: no check");
         assert!(check_range("k", 5, 1, 4).is_err() && check_range("k", 4, 1, 4).is_ok());
+    }
+
+    #[test]
+    fn clipping_cuts_between_words() {
+        let long = format!("{} expected a whole number from 1", "x".repeat(40));
+        assert_eq!(clip(&long), format!("{} expected a whole... ({} bytes)", "x".repeat(40), long.len()));
+        let word = "y".repeat(100);
+        assert_eq!(clip(&word), format!("{}... (100 bytes)", "y".repeat(60)), "one long word is cut where it must be");
+        assert_eq!(clip("short"), "short");
     }
 }

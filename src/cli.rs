@@ -91,6 +91,9 @@ pub enum TbCommand {
         /// seconds, bytes) as JSON.
         #[arg(long, value_name = "PATH")]
         json: Option<PathBuf>,
+        /// Replace an existing --json file (a symbolic link is replaced itself).
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         config: ConfigArgs,
     },
@@ -510,6 +513,10 @@ pub struct ArenaArgs {
     /// Write the games in PGN form.
     #[arg(long, value_name = "PATH")]
     pub games_out: Option<PathBuf>,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
     /// Seed of the opening suite.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -580,9 +587,13 @@ pub struct ImportArgs {
     /// The weights (X.safetensors); the description X.json must be beside them.
     #[arg(value_name = "WEIGHTS")]
     pub weights: PathBuf,
-    /// The model file to write (.jzm); an existing file is never replaced.
+    /// The model file to write (.jzm); an existing file is refused unless --force.
     #[arg(long, value_name = "PATH")]
     pub out: PathBuf,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -603,6 +614,9 @@ pub struct TournamentArgs {
     /// results. The same command on the same folder resumes.
     #[arg(long, value_name = "DIR", default_value = "tournament")]
     pub out: PathBuf,
+    /// Write into a folder whose results.json is not this tournament's (it is replaced).
+    #[arg(long)]
+    pub force: bool,
     /// Seed of the random openings (each pairing's games start from the same openings).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -664,6 +678,10 @@ pub struct DumpArgs {
     /// The .npz file to write; its sidecar is the same name with .json.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -678,6 +696,10 @@ pub struct AverageArgs {
     /// with weight 1 - decay (default: the plain mean).
     #[arg(long, value_parser = parse_decay)]
     pub decay: Option<f64>,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn parse_decay(s: &str) -> Result<f64, String> {
@@ -699,6 +721,10 @@ pub struct ExportArgs {
     /// safetensors (weights with a JSON description) or onnx (the whole network).
     #[arg(long, value_enum, default_value = "safetensors")]
     pub format: ExportFormat,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

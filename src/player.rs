@@ -100,6 +100,20 @@ pub enum Failure {
     Timeout,
     /// An answer that is not a move (the line as received).
     Unreadable(String),
+    /// The network returned a value or move logit that is not a finite number.
+    Network,
+}
+
+impl Failure {
+    /// The failure in a sentence, with what was received.
+    pub fn detail(&self) -> String {
+        match self {
+            Failure::Crash(why) => format!("the engine crashed: {}", crate::check::clip(why)),
+            Failure::Timeout => "no answer within the time allowed".into(),
+            Failure::Unreadable(line) => format!("an answer that is not a move: {}", crate::check::clip(line)),
+            Failure::Network => "the network's output is not a finite number (NaN or infinite); no move is chosen from it".into(),
+        }
+    }
 }
 
 impl std::fmt::Display for Failure {
@@ -108,6 +122,7 @@ impl std::fmt::Display for Failure {
             Failure::Crash(_) => "crash",
             Failure::Timeout => "timeout",
             Failure::Unreadable(_) => "unreadable answer",
+            Failure::Network => "non-finite network output",
         })
     }
 }

@@ -137,6 +137,7 @@ fn describe(f: &Failure) -> String {
         Failure::Crash(why) => format!("crashed ({why})"),
         Failure::Timeout => "no answer in time".into(),
         Failure::Unreadable(line) => format!("unreadable answer '{line}'"),
+        Failure::Network => f.detail(),
     }
 }
 

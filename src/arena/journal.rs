@@ -58,6 +58,33 @@ impl GameLine {
         }
     }
 
+    /// Whether this line can be a game of `plan`: a pairing of the plan, a pair within its
+    /// games, points 0, ½ or 1 (no draw by a reason that always decides), a reason this build
+    /// knows.
+    pub fn check(&self, plan: &Plan) -> Result<(), String> {
+        if !plan.pairings.contains(&(self.a, self.b)) {
+            return Err(format!("players {} and {} are not a pairing of this match", self.a + 1, self.b + 1));
+        }
+        let pairs = plan.games.div_ceil(2).max(1) as usize;
+        if self.pair >= pairs {
+            return Err(format!("pair {} is out of range (this match has pairs 0 to {})", self.pair, pairs - 1));
+        }
+        if ![0.0, 0.5, 1.0].contains(&self.a_points) {
+            return Err(format!("{} points: a game gives 0, 0.5 or 1", crate::check::clip(&self.a_points.to_string())));
+        }
+        let Some(reason) = Reason::from_name(&self.reason) else {
+            return Err(format!("unknown reason '{}'", crate::check::clip(&self.reason)));
+        };
+        let decisive = matches!(reason, Reason::Den | Reason::Annihilation | Reason::NoMoves | Reason::Resignation | Reason::Forfeit);
+        if decisive && self.a_points == 0.5 {
+            return Err(format!("a draw cannot end by '{}'", self.reason));
+        }
+        if self.forfeit.is_some() && (reason != Reason::Forfeit || self.a_points == 0.5) {
+            return Err("a forfeit's cause on a game not forfeited".into());
+        }
+        Ok(())
+    }
+
     /// The game as a match counts it (without its moves, which the journal does not keep).
     pub fn played<G: MatchGame>(&self, opening_plies: usize) -> PlayedGame<G> {
         let a_seat = if self.a_first { Seat::First } else { Seat::Second };
@@ -90,24 +117,14 @@ impl Journal {
     /// was written) is dropped; a file of another match is refused.
     pub fn open(path: &Path, plan: &Plan) -> anyhow::Result<(Journal, Vec<GameLine>)> {
         let mut games = Vec::new();
-        if path.exists() {
+        let meta = std::fs::symlink_metadata(path).ok();
+        if meta.as_ref().is_some_and(|m| m.file_type().is_symlink()) {
+            anyhow::bail!("{}: is a symbolic link; a journal is read and appended to, never through a link", path.display());
+        }
+        if meta.is_some() {
             let text = store::read_text_capped(path, caps::METRICS, "match journal").map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            let mut lines = text.lines();
-            let head: serde_json::Value = lines.next().and_then(|l| serde_json::from_str(l).ok()).unwrap_or_default();
-            let old: Plan = serde_json::from_value(head[HEADER_KEY].clone())
-                .map_err(|_| anyhow::anyhow!("{} is not a match journal (its first line is not a description)", path.display()))?;
-            if &old != plan {
-                anyhow::bail!("{} holds another match (other players, games, seed, openings or rules); name a new file to start one", path.display());
-            }
-            let rest: Vec<&str> = lines.collect();
-            let mut torn = false;
-            for (i, line) in rest.iter().enumerate() {
-                match serde_json::from_str::<GameLine>(line) {
-                    Ok(g) if plan.pairings.contains(&(g.a, g.b)) && (0.0..=1.0).contains(&g.a_points) => games.push(g),
-                    _ if i + 1 == rest.len() => torn = true,
-                    _ => anyhow::bail!("{} line {}: not a game of this match", path.display(), i + 2),
-                }
-            }
+            let (read, torn) = read_games(&text, plan, &path.display().to_string())?;
+            games = read;
             if torn {
                 let mut kept = header(plan)?;
                 for g in &games {
@@ -128,6 +145,42 @@ impl Journal {
         let text = serde_json::to_string(line)?;
         writeln!(self.file, "{text}").and_then(|_| self.file.flush()).map_err(|e| anyhow::anyhow!("cannot append to {}: {e}", self.path.display()))
     }
+}
+
+/// A journal's games (and whether its last line is torn, a kill while it was written: then it
+/// is left out), checked line by line against `plan`: a journal of another match, or a line
+/// that is not a game of this one or repeats one, is an error naming `name` and the line.
+pub fn read_games(text: &str, plan: &Plan, name: &str) -> anyhow::Result<(Vec<GameLine>, bool)> {
+    let mut lines = text.lines();
+    let head: serde_json::Value = lines.next().and_then(|l| serde_json::from_str(l).ok()).unwrap_or_default();
+    let old: Plan =
+        serde_json::from_value(head[HEADER_KEY].clone()).map_err(|_| anyhow::anyhow!("{name} is not a match journal (its first line is not a description)"))?;
+    if &old != plan {
+        anyhow::bail!("{name} holds another match (other players, games, seed, openings or rules); name a new file to start one");
+    }
+    let rest: Vec<&str> = lines.collect();
+    let mut games = Vec::new();
+    let mut torn = false;
+    let mut seen = std::collections::HashSet::new();
+    for (i, line) in rest.iter().enumerate() {
+        let bad = |why: String| anyhow::anyhow!("{name} line {}: {why}; the journal is damaged (name a new file to start the match again)", i + 2);
+        let g = match serde_json::from_str::<GameLine>(line) {
+            Ok(g) => g,
+            // A kill while the last line was written leaves it torn: it is dropped.
+            Err(_) if i + 1 == rest.len() && !text.ends_with('\n') => {
+                torn = true;
+                continue;
+            }
+            Err(_) => return Err(bad("not a game line".into())),
+        };
+        g.check(plan).map_err(bad)?;
+        if !seen.insert((g.a, g.b, g.pair, g.a_first)) {
+            let first = if g.a_first { g.a } else { g.b } + 1;
+            return Err(bad(format!("the game of pair {} with player {first} first is there a second time", g.pair)));
+        }
+        games.push(g);
+    }
+    Ok((games, torn))
 }
 
 fn header(plan: &Plan) -> anyhow::Result<String> {
@@ -153,7 +206,30 @@ mod tests {
     }
 
     fn line(pair: usize, a_first: bool, a_points: f64) -> GameLine {
-        GameLine { a: 0, b: 1, pair, a_first, a_points, reason: "den".into(), forfeit: None }
+        GameLine { a: 0, b: 1, pair, a_first, a_points, reason: if a_points == 0.5 { "repetition" } else { "den" }.into(), forfeit: None }
+    }
+
+    #[test]
+    fn damaged_lines_are_refused_by_line() {
+        let dir = std::env::temp_dir().join(format!("jz-journal-damaged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("match.jsonl");
+        let good = serde_json::to_string(&line(0, true, 1.0)).unwrap();
+        let cases = [
+            (good.clone(), "a second time"),
+            (good.replace("\"pair\":0", "\"pair\":2"), "out of range"),
+            (good.replace("\"a_points\":1.0", "\"a_points\":0.3"), "0, 0.5 or 1"),
+            (good.replace("den", "bogus"), "unknown reason"),
+            (good.replace("\"b\":1", "\"b\":5"), "not a pairing"),
+            (good.replace("\"a_points\":1.0", "\"a_points\":0.5"), "cannot end by"),
+            (String::new(), "not a game line"),
+        ];
+        for (extra, why) in cases {
+            std::fs::write(&path, format!("{}{good}\n{extra}\n", header(&plan()).unwrap())).unwrap();
+            let e = Journal::open(&path, &plan()).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains("line 3") && e.contains(why), "{why}: {e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -33,6 +33,9 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
     if args.games_out.is_some() && G::games_text(&[], "", "", &rules).is_none() {
         anyhow::bail!("--games-out writes PGN, which the {} game has no form of; its records are in its shards", G::NAME);
     }
+    // The outputs are checked before the match, which may take long.
+    let outputs: Vec<&std::path::Path> = args.json.iter().chain(&args.games_out).map(|p| p.as_path()).collect();
+    junglezero::store::Outputs::new(&outputs, args.force)?;
     let players = config.players();
     let fa = <G as ArenaGame>::factory(args.a.clone(), &players, &rules, None).context("player A")?;
     let fb = <G as ArenaGame>::factory(args.b.clone(), &players, &rules, None).context("player B")?;
@@ -99,7 +102,7 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
         // A resumed match's earlier games are in its journal without their moves.
         let played: Vec<_> = outcome.games.iter().filter(|g| !earlier.contains(&(g.pair, g.a_red))).cloned().collect();
         if let Some(text) = G::games_text(&played, &name_a, &name_b, &rules) {
-            write_output(path, text.as_bytes())?;
+            write_output(path, text.as_bytes(), args.force)?;
         }
     }
     Ok(())
@@ -178,7 +181,7 @@ fn report<G: MatchGame>(
         v["time_losses"] = serde_json::json!({"a": time_a, "b": time_b});
         v["adjudicated"] = serde_json::json!({"draws": adjudicated_draws, "decided": adjudicated.len() - adjudicated_draws});
         v["tablebase"] = serde_json::json!(by_tables);
-        write_output(path, serde_json::to_string_pretty(&v)?.as_bytes())?;
+        write_output(path, serde_json::to_string_pretty(&v)?.as_bytes(), args.force)?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use junglezero::store::events::now;
 use crate::cli::AverageArgs;
 
 pub fn run(args: AverageArgs) -> anyhow::Result<()> {
+    junglezero::store::Outputs::new(&[&args.out], args.force)?;
     let device = parse_device("flex")?;
     let mut nets = Vec::with_capacity(args.models.len());
     for path in &args.models {
@@ -44,7 +45,7 @@ pub fn run(args: AverageArgs) -> anyhow::Result<()> {
     let how = args.decay.map_or_else(|| "mean".to_string(), |d| format!("ema{d}"));
     meta.id = format!("{}-{how}-of-{}", meta.id, args.models.len());
     meta.created = now();
-    modelfile::save_output(&args.out, &avg, &meta)?;
+    modelfile::save_output(&args.out, &avg, &meta, args.force)?;
     println!("wrote {} ({}: {} networks, {})", args.out.display(), meta.id, args.models.len(), meta.model.describe());
     Ok(())
 }

@@ -19,11 +19,11 @@ fn export_of<G: HouseGame>(args: &ExportArgs, meta: &ModelMeta) -> anyhow::Resul
     let rules: <G as Trainable>::Rules =
         meta.rules.parse().map_err(|e| anyhow::anyhow!("{}: the model's rules '{}' do not parse: {e}", args.model.display(), meta.rules))?;
     if args.format == crate::cli::ExportFormat::Onnx {
-        let (a, b) = export::export_onnx(&eval, meta, &G::export(&rules), &args.out)?;
+        let (a, b) = export::export_onnx(&eval, meta, &G::export(&rules), &args.out, args.force)?;
         println!("exported {} ({} {}, ONNX opset {}), {}", a.display(), meta.game, meta.model.describe(), junglezero::nn::onnx::OPSET, b.display());
         return Ok(());
     }
-    let (a, b, c) = export::export(&eval, meta, &G::export(&rules), &args.out)?;
+    let (a, b, c) = export::export(&eval, meta, &G::export(&rules), &args.out, args.force)?;
     println!("exported {} ({} {}), {}, {}", a.display(), meta.game, meta.model.describe(), b.display(), c.display());
     Ok(())
 }

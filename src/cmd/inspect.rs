@@ -10,11 +10,10 @@ use junglezero::nn::modelfile;
 use crate::cli::{ImportArgs, InspectArgs};
 
 pub fn import(args: ImportArgs) -> anyhow::Result<()> {
-    if std::fs::symlink_metadata(&args.out).is_ok() {
-        anyhow::bail!("{} exists; import never replaces a file (name a new one)", args.out.display());
-    }
+    // Checked before the weights are read, and again as the file is placed.
+    junglezero::store::Outputs::new(&[&args.out], args.force)?;
     let (net, meta) = junglezero::nn::import::import(&args.weights, &parse_device("flex")?)?;
-    modelfile::save(&args.out, &net, &meta)?;
+    modelfile::save_output(&args.out, &net, &meta, args.force)?;
     println!("imported {} ({} {}, {}) into {}", args.weights.display(), meta.game, meta.model.describe(), meta.id, args.out.display());
     Ok(())
 }

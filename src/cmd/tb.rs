@@ -8,7 +8,7 @@ use junglezero::jungle::{JungleGame, Rules};
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::pipeline::RunGame;
 use junglezero::store::lines::CappedLines;
-use junglezero::store::{caps, write_output};
+use junglezero::store::{Outputs, caps};
 use junglezero::tb::generate::{Built, build_dir};
 use junglezero::tb::{Material, Tablebase};
 
@@ -17,8 +17,10 @@ use crate::cli::{ConfigArgs, TbCommand};
 
 pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
     match cmd {
-        TbCommand::Build { pieces, material, rules, out, json, config } => {
+        TbCommand::Build { pieces, material, rules, out, json, force, config } => {
             let rules = rules_of(&config, rules.as_deref())?;
+            // The output is checked before the build, which may take long.
+            let mut outputs = json.as_deref().map(|p| Outputs::new(&[p], force)).transpose()?;
             let mut targets = Vec::new();
             if let Some(n) = pieces {
                 targets.extend(Material::all_up_to(usize::from(n)));
@@ -42,14 +44,16 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             let built = build_dir(&out, &rules, &targets, &show)?;
             pb.finish_and_clear();
             summary(&built, &rules, &out)?;
-            if let Some(path) = json {
-                write_output(&path, serde_json::to_string_pretty(&serde_json::json!({ "rules": rules.to_string(), "tables": built }))?.as_bytes())?;
+            if let (Some(path), Some(mut files)) = (json, outputs.take()) {
+                files.add(&path, serde_json::to_string_pretty(&serde_json::json!({ "rules": rules.to_string(), "tables": built }))?.as_bytes())?;
+                files.commit()?;
             }
             Ok(())
         }
         TbCommand::Probe { tb, rules, config } => {
             let rules = rules_of(&config, rules.as_deref())?;
             let tables = Tablebase::open(&tb, &rules)?;
+            tables.report_damage_myself();
             let mut out = std::io::stdout().lock();
             let mut lines = CappedLines::new(std::io::BufReader::new(std::io::stdin().lock()), caps::LINE);
             while let Some(line) = lines.next_line() {
@@ -60,6 +64,8 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
                         Err(e) => format!("error: {e}"),
                         Ok(pos) => match tables.probe(&pos) {
                             Ok(v) => v.to_string(),
+                            // A damaged table is the folder's fault, not the line's.
+                            Err(junglezero::tb::ProbeError::Damaged(e)) => anyhow::bail!(e),
                             Err(e) => format!("error: {e}"),
                         },
                     },
@@ -73,9 +79,13 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             let mut config = super::load_config(&config)?;
             config.rules = JungleGame::rules_with(&config, rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
             // Opened here first, so a folder without tables (or built for other rules) is an error.
-            junglezero::tb::shared(&tb, &config.rules)?;
+            let tables = junglezero::tb::shared(&tb, &config.rules)?;
+            tables.report_damage_myself();
             config.tablebase.dir = tb.display().to_string();
             let sample = <JungleGame as RunGame>::yardstick(&config);
+            if let Some(e) = tables.damage() {
+                anyhow::bail!(e);
+            }
             if sample.is_empty() {
                 anyhow::bail!("{}: no two- or three-piece tables to sample", tb.display());
             }

@@ -51,7 +51,17 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
     };
     let dir = &args.out;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let (mut journal, mut played) = Journal::open(&dir.join("games.jsonl"), &plan)?;
+    // A results.json without this tournament's journal beside it is someone else's file.
+    let journal_path = dir.join("games.jsonl");
+    let results_path = dir.join("results.json");
+    if std::fs::symlink_metadata(&journal_path).is_err() && std::fs::symlink_metadata(&results_path).is_ok() && !args.force {
+        anyhow::bail!(
+            "{} is not this tournament's ({} has no games.jsonl): name another folder, or pass --force to replace it",
+            results_path.display(),
+            dir.display()
+        );
+    }
+    let (mut journal, mut played) = Journal::open(&journal_path, &plan)?;
     if !played.is_empty() {
         eprintln!("resuming: {} games already played", played.len());
     }
@@ -106,7 +116,10 @@ pub fn read_openings<G: HouseGame>(
     let Some(path) = path else { return Ok((None, None)) };
     let text = store::read_text_capped(path, caps::TEXT, "openings file").with_context(|| path.display().to_string())?;
     let book = openings_from_text::<G>(&text, rules, seed).with_context(|| path.display().to_string())?;
-    let hash = format!("crc32 {:08x}, {} openings", crc32fast::hash(text.as_bytes()), book.len());
+    // Blank lines and trailing spaces are no part of the openings: the fingerprint is taken
+    // without them (a file that has none hashes as its bytes, as earlier journals recorded).
+    let clean: String = text.lines().map(str::trim_end).filter(|l| !l.is_empty()).flat_map(|l| [l, "\n"]).collect();
+    let hash = format!("crc32 {:08x}, {} openings", crc32fast::hash(clean.as_bytes()), book.len());
     Ok((Some(book), Some(hash)))
 }
 
@@ -182,7 +195,8 @@ fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Result<(
         writeln!(out)?;
     }
     let json = serde_json::json!({ "standings": standings, "crosstable": cross, "anchor": names[0] });
-    store::write_atomic(&dir.join("results.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
+    // This tournament's own file (checked at the start): replaced, never written through a link.
+    store::write_output(&dir.join("results.json"), serde_json::to_string_pretty(&json)?.as_bytes(), true)?;
     writeln!(out, "\n{} games; ratings anchored at {} = 0; results in {}", games.len(), names[0], dir.join("results.json").display())?;
     Ok(())
 }

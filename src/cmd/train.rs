@@ -207,13 +207,15 @@ pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
 fn dump_game<G: RunGame>(run: &RunDir, config: &Config, args: &DumpArgs) -> anyhow::Result<()> {
     use junglezero::train::dump::{DumpError, window_shards, write_dump};
     let rules = G::rules(config);
+    // The outputs are checked before the shards are read.
+    junglezero::store::Outputs::new(&[&args.out, &args.out.with_extension("json")], args.force)?;
     let paths = run.shards();
     if paths.is_empty() {
         return Err(DumpError::NoShards(run.games_dir()).into());
     }
     let (shards, skipped) = window_shards::<G>(&paths, &rules, &config.train, args.last)?;
     let names = shards.iter().map(|s| run.relative(&s.path)).collect();
-    let summary = write_dump(&shards, &rules, &args.out, names, skipped)?;
+    let summary = write_dump(&shards, &rules, &args.out, names, skipped, args.force)?;
     println!(
         "dump: {} positions from {} shards ({} games skipped) to {} and {}",
         summary.positions,

@@ -12,7 +12,7 @@ use super::parallel::{Budget, Lane, search_parallel};
 use super::{Algorithm, Batch, MctsConfig, Search};
 use crate::game::Encode;
 use crate::mcts::Evaluator;
-use crate::player::{Limits, Player};
+use crate::player::{Failure, Limits, Player};
 
 /// MCTS with evaluator `E` playing a game of `G`.
 pub struct MctsPlayer<G: Encode, E> {
@@ -32,6 +32,8 @@ pub struct MctsPlayer<G: Encode, E> {
     oracle: Option<Arc<dyn Oracle<G>>>,
     stop: Arc<AtomicBool>,
     name: String,
+    /// Set when a search met a network output that is not a finite number.
+    failed: bool,
 }
 
 impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
@@ -47,6 +49,7 @@ impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
             oracle: None,
             stop: Arc::new(AtomicBool::new(false)),
             name,
+            failed: false,
         }
     }
 }
@@ -155,9 +158,18 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         }
         self.stop.store(false, Ordering::Relaxed);
         report(&search, done, start, limits, info);
+        if search.network_failed() {
+            // No move from a broken network; the search is not kept.
+            self.failed = true;
+            return None;
+        }
         let best = search.best_move();
         self.search = Some(search);
         best
+    }
+
+    fn failure(&self) -> Option<Failure> {
+        self.failed.then_some(Failure::Network)
     }
 
     fn new_game(&mut self) {

@@ -55,9 +55,12 @@ fn terminal_draw(value: f32) -> f32 {
 }
 
 /// Win, draw and loss probabilities from a value `q` in [-1, 1] and a draw probability `d`:
-/// w - l = q and w + d + l = 1, clamped where the two disagree.
+/// w - l = q and w + d + l = 1, clamped where the two disagree. A value outside [-1, 1] is
+/// taken at the nearest end, and one that is not a number (a broken network's; search reports
+/// it, see [`Search::network_failed`]) as 0, so this never fails.
 pub fn wdl(q: f32, d: f32) -> [f32; 3] {
-    let d = d.clamp(0.0, 1.0 - q.abs());
+    let q = if q.is_nan() { 0.0 } else { q.clamp(-1.0, 1.0) };
+    let d = if d.is_nan() { 0.0 } else { d.clamp(0.0, 1.0 - q.abs()) };
     let w = ((1.0 + q - d) / 2.0).clamp(0.0, 1.0);
     [w, d, (1.0 - w - d).max(0.0)]
 }
@@ -121,6 +124,9 @@ pub struct Search<G: Encode> {
     parked_states: Vec<G>,
     /// Exact values of the positions it knows (endgame tables): leaves, as finished games are.
     oracle: Option<std::sync::Arc<dyn super::oracle::Oracle<G>>>,
+    /// The evaluator returned a value or a legal move's logit that is not a finite number
+    /// (see [`Search::network_failed`]).
+    network_failed: bool,
 }
 
 /// Orders nodes by visits, ties by prior: the move played, the lines reported and the
@@ -158,6 +164,7 @@ impl<G: Encode> Search<G> {
             parked: Vec::new(),
             parked_states: Vec::new(),
             oracle: None,
+            network_failed: false,
         }
     }
 
@@ -615,7 +622,7 @@ impl<G: Encode> Search<G> {
 
     /// Finishes the pending simulation with the network's output for its leaf.
     pub fn complete(&mut self, leaf: Leaf<'_>, cache: &mut NnCache) {
-        let Leaf { logits, value, moves_left, draw } = leaf;
+        let Leaf { logits, mut value, mut moves_left, mut draw } = leaf;
         let Some(id) = self.pending.take() else { return };
         let Turn::Player(p) = self.scratch.turn() else { return };
         let inv_t = 1.0 / self.config.policy_temperature.max(1e-3);
@@ -625,10 +632,19 @@ impl<G: Encode> Search<G> {
         let mut pairs = std::mem::take(&mut self.pair_buf);
         pairs.clear();
         let mut max = f32::NEG_INFINITY;
+        let mut finite = value.is_finite() && !moves_left.is_infinite() && !draw.is_infinite();
         for &m in moves.iter() {
             let a = self.scratch.action_index(m);
             pairs.push((a as u16, logits[a]));
+            finite &= logits[a].is_finite();
             max = max.max(logits[a]);
+        }
+        if !finite {
+            // A broken network: the search goes on with a neutral leaf (value 0, uniform
+            // priors) so its tree stays sound, and its player reports the failure.
+            self.network_failed = true;
+            (value, moves_left, draw, max) = (0.0, f32::NAN, f32::NAN, 0.0);
+            pairs.iter_mut().for_each(|slot| slot.1 = 0.0);
         }
         let mut total = 0.0;
         for slot in pairs.iter_mut() {
@@ -646,6 +662,12 @@ impl<G: Encode> Search<G> {
         let v_first = value * sign(player_index(p));
         self.tree.nodes[id as usize].terminal_value = v_first;
         self.backprop(v_first, moves_left, draw);
+    }
+
+    /// Whether the evaluator returned a value or a logit that is not a finite number since the
+    /// search was last reset: its moves are then not to be trusted.
+    pub fn network_failed(&self) -> bool {
+        self.network_failed
     }
 
     /// The most visited root move (ties: higher prior; Gumbel search: ties by
@@ -762,6 +784,7 @@ impl<G: Encode> Search<G> {
 
     /// Starts over from a new root state (a new game), keeping allocations.
     pub fn reset(&mut self, root: &G) {
+        self.network_failed = false;
         self.root_state.clone_from(root);
         self.tree.reset();
         self.pending = None;

@@ -186,21 +186,21 @@ pub fn flip_export(rules: &FlipRules) -> GameExport {
 }
 
 /// Writes the export of `eval` (described by `meta`) to `out`, with `game`'s sample positions
-/// and layout. Returns the three paths.
-pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ExportError> {
+/// and layout. Returns the three paths. The three files are written as one (see
+/// [`store::Outputs`]): none replaces an existing file unless `force`, and a failure leaves
+/// none of them behind.
+pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Path, force: bool) -> Result<(PathBuf, PathBuf, PathBuf), ExportError> {
     let shape = game.shape;
     let (planes, rows, cols, actions) = (shape.planes, shape.rows, shape.cols, shape.actions());
     let (st_path, json_path, npz_path) = export_paths(out)?;
-    if let Some(dir) = st_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| write_err(dir, e))?;
-    }
+    let mut files = store::Outputs::new(&[&st_path, &json_path, &npz_path], force)?;
     // Weights: serialised in memory, then written as any output the user names.
     let mut store = SafetensorsStore::from_bytes(None).with_to_adapter(BurnToPyTorchAdapter);
     eval.net().clone().save_into(&mut store).map_err(|e| write_err(&st_path, format!("{e:?}")))?;
     let weights = store.get_bytes().map_err(|e| write_err(&st_path, format!("{e:?}")))?;
-    store::write_output(&st_path, &weights)?;
+    files.add(&st_path, &weights)?;
 
-    write_samples(eval, game, &npz_path)?;
+    write_samples(eval, game, &npz_path, &mut files)?;
 
     // Description.
     let m = &meta.model;
@@ -252,13 +252,14 @@ pub fn export(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Pa
         },
     });
     let text = serde_json::to_string_pretty(&description).map_err(|e| write_err(&json_path, e))?;
-    store::write_output(&json_path, text.as_bytes())?;
+    files.add(&json_path, text.as_bytes())?;
+    files.commit()?;
     Ok((st_path, json_path, npz_path))
 }
 
 /// Writes `game`'s sample positions with `eval`'s outputs to `npz_path` (with a `moves_left`
 /// array for networks with the head).
-fn write_samples(eval: &NetEvaluator, game: &GameExport, npz_path: &Path) -> Result<(), ExportError> {
+fn write_samples(eval: &NetEvaluator, game: &GameExport, npz_path: &Path, files: &mut store::Outputs) -> Result<(), ExportError> {
     let shape = game.shape;
     let (planes, rows, cols, actions) = (shape.planes, shape.rows, shape.cols, shape.actions());
     let inputs = game.inputs.clone();
@@ -283,21 +284,21 @@ fn write_samples(eval: &NetEvaluator, game: &GameExport, npz_path: &Path) -> Res
         }
         npz.finish().map_err(|e| write_err(npz_path, e))?;
     }
-    store::write_output(npz_path, &bytes)?;
+    files.add(npz_path, &bytes)?;
     Ok(())
 }
 
 /// Writes `eval`'s network as ONNX to `out` (ending in .onnx; see `nn::onnx`) with the sample
-/// positions and outputs beside it (`X.samples.npz`). Returns both paths.
-pub fn export_onnx(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Path) -> Result<(PathBuf, PathBuf), ExportError> {
+/// positions and outputs beside it (`X.samples.npz`), both or neither, as [`export`] writes.
+/// Returns both paths.
+pub fn export_onnx(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Path, force: bool) -> Result<(PathBuf, PathBuf), ExportError> {
     let s = out.to_string_lossy();
     let base = s.strip_suffix(".onnx").ok_or_else(|| ExportError::Extension { path: s.to_string(), wanted: ".onnx" })?;
     let npz_path = PathBuf::from(format!("{base}.samples.npz"));
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| write_err(dir, e))?;
-    }
+    let mut files = store::Outputs::new(&[out, &npz_path], force)?;
     let doc = format!("junglezero {} network {} ({}), generation {}, rules: {}", meta.game, meta.id, meta.model.describe(), meta.generation, meta.rules);
-    store::write_output(out, &super::onnx::onnx_model(eval.net(), &doc))?;
-    write_samples(eval, game, &npz_path)?;
+    files.add(out, &super::onnx::onnx_model(eval.net(), &doc))?;
+    write_samples(eval, game, &npz_path, &mut files)?;
+    files.commit()?;
     Ok((out.to_path_buf(), npz_path))
 }

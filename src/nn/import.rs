@@ -19,6 +19,8 @@ pub enum ImportError {
     Description { path: String, message: String },
     #[error("{path}: the weights do not fit the network its description names: {message}")]
     Weights { path: String, message: String },
+    #[error("{path}: {message}")]
+    Values { path: String, message: String },
 }
 
 /// The description beside an export's weights (`X.safetensors` → `X.json`).
@@ -63,6 +65,10 @@ pub fn import(weights: &Path, device: &Device) -> Result<(Net, ModelMeta), Impor
     let text_of = |v: &Value| v.as_str().unwrap_or("").to_string();
     let rules = text_of(&d["trained_rules"]);
     crate::games::check_rules(game, &rules).map_err(|e| describe(format!("trained_rules: {e}")))?;
+    // The rules of the samples: not kept in the model file, but an export names them, so
+    // rules this build cannot read mean a description that is not one of its exports.
+    let sample_rules = d["rules"].as_str().ok_or_else(|| describe("rules must be the rule switches of the samples, as text".into()))?;
+    crate::games::check_rules(game, sample_rules).map_err(|e| describe(format!("rules: {e}")))?;
 
     let wp = weights.display().to_string();
     let bytes = store::read_capped(weights, store::caps::MODEL, "weights file").map_err(|e| ImportError::Read { path: wp.clone(), message: e.to_string() })?;
@@ -89,8 +95,8 @@ pub fn import(weights: &Path, device: &Device) -> Result<(Net, ModelMeta), Impor
     if !applied.unused.is_empty() {
         return Err(wrong("tensors this network does not have", applied.unused));
     }
-    if !net.is_finite() {
-        return Err(ImportError::Weights { path: wp, message: "some weights are NaN or infinite".into() });
+    if let Some(problem) = net.weights_problem() {
+        return Err(ImportError::Values { path: wp, message: problem });
     }
     let count = |v: &Value| v.as_u64().unwrap_or(0);
     let meta = ModelMeta {

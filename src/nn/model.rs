@@ -291,6 +291,13 @@ pub struct NetParts<'a> {
     pub moves_left: Option<&'a MovesLeftHead>,
 }
 
+/// The largest magnitude a weight or running statistic of a network that loads may have.
+/// Trained networks stay far below it (the largest of the shipped Jungle network is 3.1, of
+/// the committed flip-game network 8.2, both batch-norm statistics); past it, sums over a layer's inputs head for the float range, and a
+/// network's outputs could overflow to infinity or NaN, which search refuses. (A network
+/// within the bound can still compute a non-finite output; search refuses that too.)
+pub const MAX_WEIGHT: f32 = 1.0e4;
+
 impl Net {
     pub fn parts(&self) -> NetParts<'_> {
         NetParts {
@@ -327,6 +334,30 @@ impl Net {
         let mut v = Finite(true);
         self.visit(&mut v);
         v.0
+    }
+
+    /// Why the network must not be loaded, if it must not: a weight or running statistic that
+    /// is NaN or infinite, or one beyond [`MAX_WEIGHT`] in magnitude. Every network that loads
+    /// (model files, imports, trainer checkpoints) is checked so.
+    pub fn weights_problem(&self) -> Option<String> {
+        struct Largest(f32);
+        impl burn::module::ModuleVisitor for Largest {
+            fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+                if !self.0.is_nan() {
+                    for w in param.val().into_data().iter::<f32>() {
+                        // NaN sticks; otherwise the largest magnitude.
+                        self.0 = if w.is_nan() { f32::NAN } else { self.0.max(w.abs()) };
+                    }
+                }
+            }
+        }
+        let mut v = Largest(0.0);
+        self.visit(&mut v);
+        match v.0 {
+            m if !m.is_finite() => Some("some weights are NaN or infinite".into()),
+            m if m > MAX_WEIGHT => Some(format!("a weight of magnitude {m:.3e}, beyond {MAX_WEIGHT:e}, the most a network's weights may be")),
+            _ => None,
+        }
     }
 
     /// Whether the network has a moves-left head.

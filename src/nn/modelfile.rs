@@ -60,6 +60,8 @@ pub enum ModelFileError {
     Header { path: String, message: String },
     #[error("{path}: the weights do not fit the network described in the header: {message}")]
     Weights { path: String, message: String },
+    #[error("{path}: {message}")]
+    Values { path: String, message: String },
     #[error("{path}: this {game} model has {found} input planes and {actions} actions; this build's {game} network has {planes} planes and {wanted} actions")]
     Incompatible { path: String, game: String, found: usize, actions: usize, planes: usize, wanted: usize },
     #[error("{path}: this is a model of the {found} game; this command plays {expected}")]
@@ -93,11 +95,11 @@ pub fn save(path: &Path, net: &Net, meta: &ModelMeta) -> Result<(), StoreError> 
     store::write_atomic(path, &bytes)
 }
 
-/// Saves to a path the user named (see [`store::write_output`]: a link, a device or a pipe is
-/// written through, not replaced).
-pub fn save_output(path: &Path, net: &Net, meta: &ModelMeta) -> Result<(), StoreError> {
+/// Saves to a path the user named (see [`store::Outputs`]: an existing file or a link is
+/// refused unless `force`).
+pub fn save_output(path: &Path, net: &Net, meta: &ModelMeta, force: bool) -> Result<(), StoreError> {
     let bytes = encode(net, meta).map_err(|e| StoreError::new("cannot serialise model for", path, std::io::Error::other(e)))?;
-    store::write_output(path, &bytes)
+    store::write_output(path, &bytes, force)
 }
 
 /// Splits and checks a model file's bytes: (meta, burnpack weights).
@@ -156,8 +158,11 @@ pub fn build(meta: &ModelMeta, weights: Vec<u8>, device: &Device, path: &str) ->
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights)).map_err(|e| ModelFileError::Weights { path: path.into(), message: e.to_string() })?;
     let net =
         meta.model.init(shape, device).try_load_record(record).map_err(|e| ModelFileError::Weights { path: path.into(), message: one_line(&e.to_string()) })?;
-    if !net.is_finite() {
-        return Err(ModelFileError::Weights { path: path.into(), message: "some weights are NaN or infinite (the training that wrote them diverged)".into() });
+    if let Some(problem) = net.weights_problem() {
+        return Err(ModelFileError::Values {
+            path: path.into(),
+            message: format!("{problem} (the training that wrote them diverged, or the file was changed)"),
+        });
     }
     Ok(net)
 }

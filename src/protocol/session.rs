@@ -185,6 +185,11 @@ impl<G: ProtocolGame> Session<G> {
         let halted = halt.clone();
         let handle = std::thread::spawn(move || {
             let best = player.choose(&game, &limits, &mut |line| send(&out, line));
+            if best.is_none()
+                && let Some(f) = player.failure()
+            {
+                send(&out, &format!("info string error: {}", f.detail()));
+            }
             while infinite && !halted.load(Ordering::Relaxed) {
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }

@@ -31,24 +31,34 @@ pub fn register_font() {
     });
 }
 
-/// Renders `draw` to `dir/name.png` and `dir/name.svg`.
+/// Renders `draw` to `dir/name.png` and `dir/name.svg`, each written as every file of a run
+/// is: to a temporary name, then renamed into place (so a link at either name is replaced,
+/// never written through, and a killed report leaves no half figure).
 macro_rules! render {
     ($dir:expr, $name:expr, $size:expr, $draw:expr) => {{
         register_font();
         let png = $dir.join(format!("{}.png", $name));
         let svg = $dir.join(format!("{}.svg", $name));
+        // The extension stays last: the encoder is chosen by it.
+        let png_tmp = $dir.join(format!(".{}.tmp-{}.png", $name, std::process::id()));
+        let drawn = (|| {
+            let root = BitMapBackend::new(&png_tmp, $size).into_drawing_area();
+            root.fill(&WHITE).map_err(err)?;
+            $draw(&root)?;
+            root.present().map_err(err)
+        })();
+        if let Err(e) = drawn.and_then(|_| std::fs::rename(&png_tmp, &png).map_err(err)) {
+            let _ = std::fs::remove_file(&png_tmp);
+            return Err(e);
+        }
+        let mut text = String::new();
         {
-            let root = BitMapBackend::new(&png, $size).into_drawing_area();
+            let root = SVGBackend::with_string(&mut text, $size).into_drawing_area();
             root.fill(&WHITE).map_err(err)?;
             $draw(&root)?;
             root.present().map_err(err)?;
         }
-        {
-            let root = SVGBackend::new(&svg, $size).into_drawing_area();
-            root.fill(&WHITE).map_err(err)?;
-            $draw(&root)?;
-            root.present().map_err(err)?;
-        }
+        crate::store::write_atomic(&svg, text.as_bytes()).map_err(err)?;
         Ok::<(), PlotError>(())
     }};
 }

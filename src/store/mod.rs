@@ -6,12 +6,15 @@ pub mod events;
 pub mod framed;
 pub mod hooks;
 pub mod lines;
+pub mod output;
 pub mod remote;
 pub mod run;
 
 use std::fs::{self, File};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+
+pub use output::{Outputs, write_output, write_output_with};
 
 /// A file-system error with the path it concerns.
 #[derive(Debug, thiserror::Error)]
@@ -74,57 +77,6 @@ pub fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Writes a file the user named on the command line (`--json`, `--games-out`, `--out`): a
-/// regular file (or a new name) atomically as [`write_atomic`] does; a symbolic link at its
-/// target, so the link stays; anything else that is not a directory (a device such as
-/// `/dev/stdout` or `/dev/null`, a FIFO) by writing through to it, since replacing it with a
-/// file would destroy what the user named.
-pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    write_output_with(path, |f| f.write_all(bytes))
-}
-
-/// [`write_output`] for a writer that fills a file (and may seek in it).
-pub fn write_output_with(path: &Path, write: impl FnOnce(&mut File) -> std::io::Result<()>) -> Result<(), StoreError> {
-    let target = output_target(path).map_err(|e| StoreError::new("cannot write", path, e))?;
-    match fs::metadata(&target) {
-        Ok(m) if m.is_dir() => Err(StoreError::new("cannot write", path, std::io::Error::other("is a directory"))),
-        Ok(m) if !m.is_file() => write_through(&target, write).map_err(|e| StoreError::new("cannot write", path, e)),
-        _ => write_atomic_with(&target, write),
-    }
-}
-
-/// Where writing `path` should land: `path` itself, or for a symbolic link (a chain of them)
-/// the file it points to, existing or not.
-fn output_target(path: &Path) -> std::io::Result<PathBuf> {
-    let mut at = path.to_path_buf();
-    for _ in 0..40 {
-        match fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let link = fs::read_link(&at)?;
-                at = match at.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                };
-            }
-            _ => return Ok(at),
-        }
-    }
-    Err(std::io::Error::other("too many levels of symbolic links"))
-}
-
-/// Writes into an existing file that is not a regular file. The writer may seek, which a pipe
-/// cannot: it fills an unnamed temporary file, which is then copied over.
-fn write_through(target: &Path, write: impl FnOnce(&mut File) -> std::io::Result<()>) -> std::io::Result<()> {
-    let mut out = fs::OpenOptions::new().write(true).open(target)?;
-    let scratch = std::env::temp_dir().join(format!(".junglezero-out.tmp-{}-{}", std::process::id(), clock_seed()));
-    let mut tmp = fs::OpenOptions::new().read(true).write(true).create_new(true).open(&scratch)?;
-    let _ = fs::remove_file(&scratch);
-    write(&mut tmp)?;
-    std::io::Seek::seek(&mut tmp, std::io::SeekFrom::Start(0))?;
-    std::io::copy(&mut tmp, &mut out)?;
-    out.flush()
-}
-
 /// The failure a test asked for at the `store::write` fault point (tests build with
 /// `fail/failpoints`; otherwise the point does not exist): `enospc` (the disk is full), `short`
 /// (half the bytes reach the file, then the disk fills), anything else a plain I/O error.
@@ -175,25 +127,70 @@ pub fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
     read_capped(path, caps::CHECKPOINT, "run file").map_err(|e| StoreError::new("cannot read", path, e))
 }
 
-/// Reads at most `cap` bytes of `path`; more is an error that names `what` and the cap. A
-/// directory is refused by name rather than read.
+/// Reads at most `cap` bytes of `path`; more is an error that names `what` and the cap.
+/// Anything but a regular file is refused by what it is (see [`open_regular`]).
 pub fn read_capped(path: &Path, cap: u64, what: &str) -> std::io::Result<Vec<u8>> {
-    read_rest(File::open(path)?, Vec::new(), cap, what)
+    read_rest(open_regular(path, cap, what)?, Vec::new(), cap, what)
+}
+
+/// Opens `path` for reading when it is a regular file of at most `cap` bytes. A directory,
+/// a FIFO, a socket or a device is refused by what it is, and opening never blocks: the file
+/// is opened without waiting (`O_NONBLOCK`, which a FIFO without a writer would otherwise
+/// wait for) and the opened handle's own type is checked, so a name swapped between a check
+/// and the open changes nothing. Every reader of outside input and of the run's files opens
+/// through here.
+pub fn open_regular(path: &Path, cap: u64, what: &str) -> std::io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let f = options.open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!("not a regular file ({}); only a regular file is read as a {what}", file_kind(&meta))));
+    }
+    if meta.len() > cap {
+        return Err(std::io::Error::other(format!("larger than {}, the most a {what} may be", human_bytes(cap))));
+    }
+    Ok(f)
+}
+
+/// What a file that is not a regular file is, in words.
+pub fn file_kind(meta: &fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
 }
 
 /// The rest of `f` after `bytes` (already read from it), `cap` bytes in all at most.
 fn read_rest(f: File, mut bytes: Vec<u8>, cap: u64, what: &str) -> std::io::Result<Vec<u8>> {
     let meta = f.metadata()?;
-    if meta.is_dir() {
-        return Err(std::io::Error::other("is a directory"));
-    }
     let too_big = || std::io::Error::other(format!("larger than {}, the most a {what} may be", human_bytes(cap)));
-    if meta.is_file() && meta.len() > cap {
+    if meta.len() > cap {
         return Err(too_big());
     }
-    if meta.is_file() {
-        bytes.reserve(meta.len() as usize);
-    }
+    bytes.reserve(meta.len() as usize);
+    // A file that grows while it is read still stops at the cap.
     let left = (cap + 1).saturating_sub(bytes.len() as u64);
     f.take(left).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
@@ -209,14 +206,10 @@ pub fn read_text_capped(path: &Path, cap: u64, what: &str) -> std::io::Result<St
 
 /// Reads a binary file of `format` (at most `cap` bytes), naming it in the error. Its first
 /// bytes are checked for the format's magic number before the rest is read, so a file of
-/// another kind (or an endless stream) costs a few bytes, not its whole size: then only those
-/// bytes are returned, and the format's reader refuses them as it refuses any wrong magic.
+/// another kind costs a few bytes, not its whole size: then only those bytes are returned, and the format's reader refuses them as it refuses any wrong magic.
 pub fn read_framed(path: &Path, format: &framed::Format, cap: u64) -> Result<Vec<u8>, StoreError> {
     let err = |e| StoreError::new("cannot read", path, e);
-    let f = File::open(path).map_err(err)?;
-    if f.metadata().map_err(err)?.is_dir() {
-        return Err(err(std::io::Error::other("is a directory")));
-    }
+    let f = open_regular(path, cap, format.what).map_err(err)?;
     let mut head = Vec::with_capacity(4);
     (&f).take(4).read_to_end(&mut head).map_err(err)?;
     if head != format.magic {

@@ -112,7 +112,8 @@ pub fn cache_root() -> PathBuf {
 /// Creates `mirror` and reads its sync index; starts the runtime the store's calls run on.
 fn open_mirror(url: &str, mirror: &Path) -> Result<(tokio::runtime::Runtime, Index), StoreError> {
     std::fs::create_dir_all(mirror).map_err(|e| StoreError::new("cannot create directory", mirror, e))?;
-    let index = std::fs::read(mirror.join(INDEX)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    let index =
+        super::read_capped(&mirror.join(INDEX), super::caps::METRICS, "sync index").ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -42,7 +42,7 @@ pub struct RunDir {
 /// bytes of text either way.
 fn read_metrics_text(path: &Path) -> std::io::Result<String> {
     if path.extension().is_some_and(|e| e == "gz") {
-        let file = fs::File::open(path)?;
+        let file = super::open_regular(path, super::caps::METRICS, "metrics file")?;
         let mut text = String::new();
         flate2::read::GzDecoder::new(file).take(super::caps::METRICS + 1).read_to_string(&mut text)?;
         if text.len() as u64 > super::caps::METRICS {

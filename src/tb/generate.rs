@@ -72,8 +72,8 @@ pub fn build_dir(dir: &Path, rules: &Rules, targets: &[Material], done: &(dyn Fn
 fn one(dir: &Path, rules: &Rules, m: Material, known: &HashMap<Material, Arc<Table>>, done: &(dyn Fn(&Built) + Sync)) -> anyhow::Result<(Table, Built)> {
     let path = dir.join(Table::file_name(m));
     let want = rules.to_string();
-    if path.exists() {
-        let t = Table::load(&path)?;
+    if std::fs::symlink_metadata(&path).is_ok() {
+        let t = Table::load(&path, m)?;
         if t.rules != want {
             anyhow::bail!("{} was built for rules '{}', not '{want}': name another folder", path.display(), t.rules);
         }

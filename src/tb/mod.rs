@@ -86,7 +86,13 @@ pub enum ProbeError {
     TooMany(usize, usize),
     #[error("no table for {0}")]
     Missing(Material),
+    /// The table's file is there but damaged (the message names the file and what is wrong).
+    #[error("{0}")]
+    Damaged(String),
 }
+
+/// A material's place in the folder: no file, its table, or why its file was refused.
+type Slot = Result<Option<std::sync::Arc<Table>>, String>;
 
 /// A folder of tables built under one set of rules, loaded as they are first needed.
 pub struct Tablebase {
@@ -94,58 +100,88 @@ pub struct Tablebase {
     rules: Rules,
     /// The most pieces of any table in the folder.
     max_pieces: usize,
-    tables: RwLock<HashMap<Material, Option<std::sync::Arc<Table>>>>,
+    tables: RwLock<HashMap<Material, Slot>>,
+    /// Whether a damaged table found while probing is reported on stderr (off where the
+    /// caller reports it as an error itself).
+    warn: std::sync::atomic::AtomicBool,
 }
 
 impl Tablebase {
-    /// The tables in `dir` for `rules` (their capture switches must be the ones the tables were
-    /// built under: checked here on one table, and on every table as it loads).
+    /// The tables in `dir` for `rules`. Every table file's header is checked here (a regular
+    /// file, of the material its name says, built under these capture switches, of the size
+    /// its header gives), and every table's checksum as it loads: a damaged table is an error
+    /// naming its file, never a missing one.
     pub fn open(dir: &Path, rules: &Rules) -> anyhow::Result<Tablebase> {
         let entries = std::fs::read_dir(dir).map_err(|e| anyhow::anyhow!("tablebase folder {}: {e}", dir.display()))?;
+        let rules = table_rules(rules);
+        let want = rules.to_string();
         let mut max_pieces = 0;
         let mut any = None;
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(m) = name.strip_suffix(".jztb").and_then(|m| Material::parse(m).ok()) {
-                max_pieces = max_pieces.max(m.count());
-                any.get_or_insert(m);
-            }
+            let Some(stem) = name.strip_suffix(".jztb") else { continue };
+            let m = Material::parse(stem)
+                .ok()
+                .filter(|m| m.is_canonical() && Table::file_name(*m) == name)
+                .ok_or_else(|| anyhow::anyhow!("{}: not a table's name (tables are named <material>.jztb, e.g. ER-l.jztb)", e.path().display()))?;
+            Table::check_file(&e.path(), m, &want)?;
+            max_pieces = max_pieces.max(m.count());
+            any.get_or_insert(m);
         }
         let Some(first) = any else { anyhow::bail!("{} holds no tablebase file (*.jztb); build them with `junglezero tb build`", dir.display()) };
-        let tb = Tablebase { dir: dir.to_path_buf(), rules: table_rules(rules), max_pieces, tables: RwLock::new(HashMap::new()) };
-        tb.table(first)?;
+        let tb = Tablebase { dir: dir.to_path_buf(), rules, max_pieces, tables: RwLock::new(HashMap::new()), warn: true.into() };
+        tb.table(first, false).map_err(|e| anyhow::anyhow!(e))?;
         Ok(tb)
     }
 
     /// The tables built so far in memory, for `build`: `tables` by material.
     pub fn from_tables(rules: &Rules, tables: Vec<Table>) -> Tablebase {
         let max_pieces = tables.iter().map(|t| t.material.count()).max().unwrap_or(0);
-        let map = tables.into_iter().map(|t| (t.material, Some(std::sync::Arc::new(t)))).collect();
-        Tablebase { dir: PathBuf::new(), rules: table_rules(rules), max_pieces, tables: RwLock::new(map) }
+        let map = tables.into_iter().map(|t| (t.material, Ok(Some(std::sync::Arc::new(t))))).collect();
+        Tablebase { dir: PathBuf::new(), rules: table_rules(rules), max_pieces, tables: RwLock::new(map), warn: true.into() }
     }
 
     pub fn max_pieces(&self) -> usize {
         self.max_pieces
     }
 
-    /// The table of canonical material `m` (loaded from the folder the first time).
-    fn table(&self, m: Material) -> anyhow::Result<Option<std::sync::Arc<Table>>> {
-        if let Some(t) = self.tables.read().map_err(|_| anyhow::anyhow!("tablebase lock poisoned"))?.get(&m) {
-            return Ok(t.clone());
+    /// The table of canonical material `m` (loaded from the folder the first time), or why
+    /// its file is refused (remembered, so a damaged file is read once).
+    fn table(&self, m: Material, warn: bool) -> Slot {
+        if let Some(t) = self.tables.read().unwrap_or_else(|p| p.into_inner()).get(&m) {
+            return t.clone();
         }
         let path = self.dir.join(Table::file_name(m));
-        let t = if self.dir.as_os_str().is_empty() || !path.exists() {
-            None
+        let t = if self.dir.as_os_str().is_empty() || std::fs::symlink_metadata(&path).is_err() {
+            Ok(None)
         } else {
-            let t = Table::load(&path)?;
             let want = self.rules.to_string();
-            if t.rules != want {
-                anyhow::bail!("{} was built for rules '{}', not '{want}'", path.display(), t.rules);
+            match Table::load(&path, m) {
+                Ok(t) if t.rules != want => Err(format!("{} was built for rules '{}', not '{want}'", path.display(), t.rules)),
+                Ok(t) => Ok(Some(std::sync::Arc::new(t))),
+                Err(e) => {
+                    // Engines go on without the table; the damage is said once, here, and
+                    // `tb probe`, `tb score` and [`Tablebase::damage`] report it as an error.
+                    if warn && self.warn.load(std::sync::atomic::Ordering::Relaxed) {
+                        eprintln!("warning: {e}: the table is not used");
+                    }
+                    Err(e.to_string())
+                }
             }
-            Some(std::sync::Arc::new(t))
         };
-        self.tables.write().map_err(|_| anyhow::anyhow!("tablebase lock poisoned"))?.insert(m, t.clone());
-        Ok(t)
+        self.tables.write().unwrap_or_else(|p| p.into_inner()).insert(m, t.clone());
+        t
+    }
+
+    /// Stops the stderr warning on a damaged table, for a caller that checks
+    /// [`Tablebase::damage`] or [`ProbeError::Damaged`] and reports it itself.
+    pub fn report_damage_myself(&self) {
+        self.warn.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The first table found damaged so far (its file and what is wrong), if any.
+    pub fn damage(&self) -> Option<String> {
+        self.tables.read().unwrap_or_else(|p| p.into_inner()).values().find_map(|t| t.as_ref().err().cloned())
     }
 
     /// The result for the side to move in `pos`, as if repetitions and the no-capture limit did
@@ -163,8 +199,11 @@ impl Tablebase {
         }
         let mut squares = index::Placement::new();
         let (m, stm) = index::locate(pos, &mut squares);
-        let t = self.table(m).ok().flatten().ok_or(ProbeError::Missing(m))?;
-        lookup_in(&t, stm, &squares)
+        match self.table(m, true) {
+            Ok(Some(t)) => lookup_in(&t, stm, &squares),
+            Ok(None) => Err(ProbeError::Missing(m)),
+            Err(e) => Err(ProbeError::Damaged(e)),
+        }
     }
 
     /// [`Tablebase::probe`] for a game in progress: a win or loss longer than the plies the

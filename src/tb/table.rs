@@ -99,6 +99,13 @@ pub struct Table {
 
 const FORMAT: Format = Format { magic: *b"JZTB", version: 1, what: "tablebase file" };
 
+/// The largest table file read: a 4-piece table deflates to about 1.2 MB, and its codes
+/// (`table_len(4)` bytes) bound any file.
+const MAX_FILE: u64 = 256 << 20;
+
+/// Bytes of a file's start read to check its header: the rules' text is a few dozen bytes.
+const HEAD_MAX: usize = 4096;
+
 impl Table {
     pub fn file_name(m: Material) -> String {
         format!("{m}.jztb")
@@ -179,10 +186,55 @@ impl Table {
         Ok(Table { material, rules, codes, stats })
     }
 
-    /// Reads `DIR/<material>.jztb`.
-    pub fn load(path: &Path) -> anyhow::Result<Table> {
-        let bytes = crate::store::read_capped(path, crate::store::caps::MODEL, "tablebase file").map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        Table::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    /// Reads `DIR/<material>.jztb`, which must hold the table of `m` (the material its name
+    /// says): a file copied over another material's name is refused, as is a damaged one.
+    pub fn load(path: &Path, m: Material) -> anyhow::Result<Table> {
+        let bytes = crate::store::read_capped(path, MAX_FILE, FORMAT.what).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let t = Table::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        if t.material != m {
+            anyhow::bail!("{}: holds the table of {}, not of {m} (its name)", path.display(), t.material);
+        }
+        Ok(t)
+    }
+
+    /// Checks a table file without reading its codes: a regular file whose header is this
+    /// format's, names material `m` and `rules`, and gives the file's own size (so a truncated
+    /// or extended file is caught here; a damaged byte inside is caught by the checksum when
+    /// the table loads).
+    pub fn check_file(path: &Path, m: Material, rules: &str) -> anyhow::Result<()> {
+        let fail = |message: String| anyhow::anyhow!("{}: {message}", path.display());
+        let f = crate::store::open_regular(path, MAX_FILE, FORMAT.what).map_err(|e| fail(e.to_string()))?;
+        let len = f.metadata().map_err(|e| fail(e.to_string()))?.len();
+        let mut head = Vec::with_capacity(HEAD_MAX);
+        f.take(HEAD_MAX as u64).read_to_end(&mut head).map_err(|e| fail(e.to_string()))?;
+        if head.len() < 6 || head[..4] != FORMAT.magic {
+            return Err(fail(FrameError::BadMagic { what: FORMAT.what }.to_string()));
+        }
+        let version = u16::from_le_bytes([head[4], head[5]]);
+        if version != FORMAT.version {
+            return Err(fail(FrameError::Version { what: FORMAT.what, found: version, supported: FORMAT.version }.to_string()));
+        }
+        let mut r = BodyReader::new(&FORMAT, &head[6..]);
+        let parsed = (|| -> Result<(String, String, u64), FrameError> {
+            let found_rules = r.str16()?.to_string();
+            let material = r.str16()?.to_string();
+            r.take(1 + 5 * 8 + 2)?;
+            let packed = r.u64()?;
+            Ok((found_rules, material, packed))
+        })();
+        let (found_rules, material, packed) = parsed.map_err(|e| fail(e.to_string()))?;
+        if material != m.to_string() {
+            return Err(fail(format!("holds the table of {material}, not of {m} (its name)")));
+        }
+        if found_rules != rules {
+            return Err(fail(format!("was built for rules '{found_rules}', not '{rules}'")));
+        }
+        let header = 6 + 2 + found_rules.len() as u64 + 2 + material.len() as u64 + 1 + 5 * 8 + 2 + 8;
+        let want = header.saturating_add(packed).saturating_add(4);
+        if len != want {
+            return Err(fail(format!("{len} bytes where its header says {want}: the {} is truncated or damaged", FORMAT.what)));
+        }
+        Ok(())
     }
 }
 

@@ -138,6 +138,9 @@ pub fn load(path: &Path, device: &Device, config: &TrainConfig, model: &ModelCon
     let bad = |m: String| CheckpointError::Incompatible { path: name.clone(), message: m };
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights)).map_err(|e| bad(e.to_string()))?;
     let net = model.init(shape, device).try_load_record(record).map_err(|e| bad(format!("weights do not fit: {e}")))?;
+    if let Some(problem) = net.weights_problem() {
+        return Err(bad(problem));
+    }
     let optim: ModuleOptimizer = if meta.optimizer == config.optimizer {
         let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes)).map_err(|e| bad(e.to_string()))?;
         optimizer(config).load_record(record)

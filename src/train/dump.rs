@@ -109,7 +109,11 @@ pub fn write_dump<G: Trainable>(
     out: &Path,
     shard_names: Vec<String>,
     skipped_games: usize,
+    force: bool,
 ) -> Result<DumpSummary, DumpError> {
+    let path = out.with_extension("json");
+    // Both files or neither, never over existing ones unless `force` (see `store::Outputs`).
+    let mut files = store::Outputs::new(&[out, &path], force)?;
     let n: usize = shards.iter().map(|s| s.samples.len()).sum();
     if n == 0 {
         return Err(DumpError::Empty);
@@ -149,7 +153,7 @@ pub fn write_dump<G: Trainable>(
             i += 1;
         }
     }
-    store::write_output_with(out, |f| {
+    files.add_with(out, |f| {
         let mut npz = ndarray_npy::NpzWriter::new(f);
         let add = |e: ndarray_npy::WriteNpzError| std::io::Error::other(e.to_string());
         npz.add_array("inputs", &inputs).map_err(add)?;
@@ -208,8 +212,8 @@ pub fn write_dump<G: Trainable>(
         shards: shard_names,
         position_text: texts,
     };
-    let path = out.with_extension("json");
     let json = serde_json::to_vec_pretty(&sidecar).map_err(|e| DumpError::Sidecar { path: path.clone(), message: e.to_string() })?;
-    store::write_output(&path, &json)?;
+    files.add(&path, &json)?;
+    files.commit()?;
     Ok(DumpSummary { positions: n, shards: shards.len(), skipped_games, sidecar: path })
 }

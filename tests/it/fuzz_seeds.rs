@@ -9,6 +9,8 @@ mod config;
 mod events;
 #[path = "../../fuzz/targets/fen.rs"]
 mod fen;
+#[path = "../../fuzz/targets/journal.rs"]
+mod journal;
 #[path = "../../fuzz/targets/model_file.rs"]
 mod model_file;
 #[path = "../../fuzz/targets/move_text.rs"]
@@ -19,17 +21,21 @@ mod protocol;
 mod shard;
 #[path = "../../fuzz/targets/spec.rs"]
 mod spec;
+#[path = "../../fuzz/targets/table.rs"]
+mod table;
 
-const TARGETS: [(&str, fn(&[u8])); 9] = [
+const TARGETS: [(&str, fn(&[u8])); 11] = [
     ("checkpoint", checkpoint::run),
     ("config", config::run),
     ("events", events::run),
     ("fen", fen::run),
+    ("journal", journal::run),
     ("model_file", model_file::run),
     ("move_text", move_text::run),
     ("protocol", protocol::run),
     ("shard", shard::run),
     ("spec", spec::run),
+    ("table", table::run),
 ];
 
 #[test]

@@ -310,14 +310,17 @@ fn the_average_command_blends_model_files_and_refuses_mismatched_ones() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     close(&read(&out), &|i| (values[0][i] + values[1][i] + values[2][i]) / 3.0);
     // An EMA with decay 0.75: (0.75 a + 0.25 b) x 0.75 + 0.25 c.
+    // The file written is replaced only when asked.
     let o = run(&[&paths[0], &paths[1], &paths[2], "--out", &out, "--decay", "0.75"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&[&paths[0], &paths[1], &paths[2], "--out", &out, "--decay", "0.75", "--force"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     close(&read(&out), &|i| 0.75 * (0.75 * values[0][i] + 0.25 * values[1][i]) + 0.25 * values[2][i]);
     // A different architecture, and a decay out of range, are refused in one line.
     let other = dir.join("wide.jzm");
     let wide = ModelConfig { channels: 16, ..small() };
     modelfile::save(&other, &wide.init(SHAPE, &device), &fresh_meta(&wide, SHAPE, &rules, "wide")).unwrap();
-    let o = run(&[&paths[0], other.to_str().unwrap(), "--out", &out]);
+    let o = run(&[&paths[0], other.to_str().unwrap(), "--out", &out, "--force"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("wide.jzm") && err.contains("cannot be averaged"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");

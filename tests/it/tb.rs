@@ -143,7 +143,7 @@ fn every_result_is_what_its_moves_give() {
     let dir = std::env::temp_dir().join(format!("jz-tb-{}", std::process::id()));
     let mut map = HashMap::new();
     for m in Material::all_up_to(3) {
-        map.insert(m, Arc::new(Table::load(&dir.join(Table::file_name(m))).unwrap()));
+        map.insert(m, Arc::new(Table::load(&dir.join(Table::file_name(m)), m).unwrap()));
     }
     let mut checked = 0;
     for text in ["E-r", "R-e", "L-t", "C-d", "ER-l", "TR-e", "LD-w", "RC-r"] {
