@@ -11,7 +11,9 @@ legs each injection below is tried once on the same run:
   a config that is `/dev/zero` or 2 MB long, a whole section replaced by an override;
 - a settings change that makes training diverge (a learning rate of 10 with heavy momentum);
 - the trainer checkpoint removed, then corrupted, then older than the networks;
-- a shard and a candidate network replaced by garbage.
+- a shard and a candidate network replaced by garbage;
+- endgame tables in the run's tables folder truncated, renamed to another material, and with one
+  byte flipped.
 
 After every command it checks: the command ended within its time limit (nothing spins); it
 either succeeded or failed with exit status 2 and one line on stderr's last line (no panic, no
@@ -176,6 +178,31 @@ class Soak:
         self.cmd("garbage candidate waiting", ["train", "--run", str(run), "--set", it()], "either")
         if cand.exists():
             cand.unlink()
+        # Endgame tables the run is pointed at: sound ones are used, a truncated one, a renamed
+        # one and one with a byte flipped are never trusted (refused naming the file, or the
+        # damaged table left out with a warning).
+        tb = run.parent / (run.name + ".tables")
+        if tb.exists():
+            shutil.rmtree(tb)
+        self.cmd("tb build (two pieces)", ["tb", "build", "--material", "E-r,L-r", "--out", str(tb)], "ok", timeout=120)
+        self.good_leg_with("good leg with tables", [f"tablebase.dir={tb}"])
+        table = tb / "E-r.jztb"
+        sound = table.read_bytes()
+        table.write_bytes(sound[: len(sound) // 2])
+        self.cmd("a truncated table", ["train", "--run", str(run), "--set", it(), "--set", f"tablebase.dir={tb}"], "refused", timeout=60)
+        table.unlink()
+        (tb / "L-r.jztb").rename(table)
+        self.cmd("a table under another material's name", ["train", "--run", str(run), "--set", it(), "--set", f"tablebase.dir={tb}"],
+                 "refused", timeout=60)
+        shutil.rmtree(tb)
+        self.cmd("tb build again", ["tb", "build", "--material", "E-r", "--out", str(tb)], "ok", timeout=120)
+        flipped = bytearray(sound)
+        flipped[len(flipped) - 9] ^= 0x40
+        table.write_bytes(bytes(flipped))
+        self.cmd("a table with a byte flipped", ["train", "--run", str(run), "--set", it(), "--set", f"tablebase.dir={tb}"], "either")
+        shutil.rmtree(tb)
+        self.good_leg_with("good leg without tables", ["tablebase.dir="])
+
         self.cmd("verify", ["verify", "--run", str(run)], "either", timeout=120)
         v = subprocess.run([self.args.bin, "verify", "--run", str(run), "--json"], capture_output=True, text=True, timeout=120)
         problems = json.loads(v.stdout).get("problems", []) if v.stdout.strip() else ["verify printed nothing"]
