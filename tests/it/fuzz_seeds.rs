@@ -1,6 +1,8 @@
 //! Replays the fuzz targets' committed seed corpora (fuzz/corpus/TARGET/*) on stable Rust: the
 //! same target code as `cargo +nightly fuzz run TARGET`, over every seed, must not panic.
 
+#[path = "../../fuzz/targets/analysis.rs"]
+mod analysis;
 #[path = "../../fuzz/targets/checkpoint.rs"]
 mod checkpoint;
 #[path = "../../fuzz/targets/config.rs"]
@@ -20,7 +22,8 @@ mod shard;
 #[path = "../../fuzz/targets/spec.rs"]
 mod spec;
 
-const TARGETS: [(&str, fn(&[u8])); 9] = [
+const TARGETS: [(&str, fn(&[u8])); 10] = [
+    ("analysis", analysis::run),
     ("checkpoint", checkpoint::run),
     ("config", config::run),
     ("events", events::run),
