@@ -11,6 +11,7 @@ mod cli;
 mod flip;
 mod fuzz_seeds;
 mod hostile;
+mod hostile3_engines;
 mod layering;
 mod mcts;
 mod mcts_reuse;
