@@ -42,6 +42,21 @@ struct Query {
     max_moves: Option<f64>,
 }
 
+/// `"name: "` for the first field of a query line that cannot be read on its own (a string
+/// where a number belongs), so that the error names it; empty when no one field is at fault.
+fn field_at_fault(line: &str) -> String {
+    let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(line) else { return String::new() };
+    fields
+        .into_iter()
+        .find(|(name, value)| {
+            let mut alone = serde_json::Map::new();
+            alone.insert("id".into(), Value::String(String::new()));
+            alone.insert(name.clone(), value.clone());
+            serde_json::from_value::<Query>(Value::Object(alone)).is_err()
+        })
+        .map_or_else(String::new, |(name, _)| format!("{name}: "))
+}
+
 /// `v` as a whole number in `range`, or `None`.
 fn whole(v: f64, range: std::ops::RangeInclusive<usize>) -> Option<usize> {
     (v.fract() == 0.0 && v >= *range.start() as f64 && v <= *range.end() as f64).then_some(v as usize)
@@ -82,7 +97,7 @@ impl<G: HouseGame> Plan<G> {
     pub fn read(line: &str, config: &Config) -> Result<Plan<G>, (Value, String)> {
         let id = serde_json::from_str::<Value>(line).ok().and_then(|v| v.get("id").cloned()).unwrap_or(Value::Null);
         let fail = |e: String| (id.clone(), e);
-        let q: Query = serde_json::from_str(line).map_err(|e| fail(format!("bad query: {e}")))?;
+        let q: Query = serde_json::from_str(line).map_err(|e| fail(format!("bad query: {}{e}", field_at_fault(line))))?;
         if q.moves.len() > MAX_QUERY_MOVES {
             return Err(fail(format!("moves: {} moves given, at most {MAX_QUERY_MOVES}", q.moves.len())));
         }

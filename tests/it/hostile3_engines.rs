@@ -69,6 +69,7 @@ fn analysis_answers_empty_long_and_out_of_range_queries_with_one_error_each() {
         r#"{"id":"visits","maxVisits":1000000}"#.to_string(),
         r#"{"id":"turns","moves":["a3a4"],"analyzeTurns":[0,1,1],"maxVisits":1}"#.to_string(),
         r#"{"id":"twice","moves":["a3a4"],"analyzeTurns":[1,1],"maxVisits":1}"#.to_string(),
+        r#"{"id":"string","maxVisits":1,"maxTime":"NaN"}"#.to_string(),
         r#"{"id":"fine","maxVisits":1,"maxMoves":256}"#.to_string(),
     ];
     let answers = ask(&["--threads", "2"], &queries);
@@ -80,6 +81,7 @@ fn analysis_answers_empty_long_and_out_of_range_queries_with_one_error_each() {
         ("moves300", "maxMoves must be a whole number from 1 to 256"),
         ("visits", "maxVisits must be a whole number from 1 to 100000"),
         ("turns", "analyzeTurns: 3 turns given for 2 positions"),
+        ("string", "bad query: maxTime: invalid type"),
     ] {
         let a = of(id);
         assert_eq!(a.len(), 1, "{id}: {a:?}");
@@ -91,7 +93,7 @@ fn analysis_answers_empty_long_and_out_of_range_queries_with_one_error_each() {
     assert_eq!(twice[0]["turnNumber"], 1);
     assert_eq!(of("fine").len(), 1);
     assert!(of("fine")[0]["moveInfos"].is_array(), "{:?}", of("fine"));
-    assert_eq!(answers.len(), 8, "{answers:?}");
+    assert_eq!(answers.len(), 9, "{answers:?}");
 }
 
 /// Moves that shuffle a Tiger each side back and forth from the start (legal for ever with
