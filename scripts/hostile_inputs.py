@@ -264,13 +264,14 @@ def engine_cases(b, model, tmp):
                   f"peak {peak} MiB, still running: {alive}", "ok" if alive and peak < 1024 else "WRONG"))
     rows["analysis queries (errors by field, long games, a client that sends without end)"] = table
 
-    # The protocol: numbers out of range refused by token; an MCTS search stopped at once names a move.
+    # The protocol: numbers out of range refused by token; an MCTS search stopped at once names a
+    # move. No `quit`: the end of the input lets every queued command run.
     lines = ["go movetime -5", "go movetime 0", "go nodes 0", "go nodes -1", "go winc -5", "go binc -1", "go depth -1", "go depth 0", "go movestogo -3",
              "go wtime 99999999999999999999 btime 1 depth 1", "go wtime -5 btime -5 depth 1", "go nodes 99999999999999999999999999999999999999999 depth 1"]
     session = tmp / "protocol-numbers.txt"
     stopped = 8
     session.write_text("".join(l + "\nisready\n" for l in lines) + f"setoption name Engine value mcts\nsetoption name Model value {model}\n"
-                       + "position startpos\ngo infinite\nstop\n" * stopped + "isready\nquit\n")
+                       + "position startpos\ngo infinite\nstop\n" * stopped + "isready\n")
     code, out, err, secs, peak = run(b, ["uci"], stdin=session, timeout=60)
     text = out.decode(errors="replace").splitlines()
     errors = [l for l in text if l.startswith("info string error")]

@@ -18,6 +18,6 @@ pub fn run(data: &[u8]) {
             count += 1;
             true
         });
-        assert!(count >= 1 && count <= MAX_QUERY_MOVES + 1);
+        assert!((1..=MAX_QUERY_MOVES + 1).contains(&count));
     }
 }
