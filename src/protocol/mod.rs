@@ -81,13 +81,7 @@ impl Server {
         // search is stopped.
         let mut ended = false;
         loop {
-            // Waiting commands run in order once the search is over; a `stop` among them is
-            // for the search started by the `go` before it, so it runs as soon as that one has
-            // started.
-            while let Some(next) = waiting.front() {
-                if self.busy() && !matches!(next, Command::Stop) {
-                    break;
-                }
+            while !self.busy() {
                 let Some(cmd) = waiting.pop_front() else { break };
                 self.handle(cmd);
             }
@@ -124,10 +118,6 @@ impl Server {
                 Ok(Command::Quit) => break,
                 // Answered at once, during a search too (`isready` does not wait for the
                 // commands queued behind the search: they run in order all the same).
-                // A `stop` behind queued commands is for the search they start: it waits
-                // its turn (a `go` queued behind a search that just ended would otherwise
-                // lose its `stop` and, if infinite, search for ever).
-                Ok(Command::Stop) if !waiting.is_empty() => waiting.push_back(Command::Stop),
                 Ok(cmd @ (Command::IsReady | Command::Stop | Command::Nothing)) => self.handle(cmd),
                 Ok(cmd) if self.busy() || !waiting.is_empty() => {
                     // A command after `go infinite` ends that search, as it always has.
