@@ -290,12 +290,204 @@ def main():
          f"{text.count('info string error')} error lines, {text.count('bestmove')} bestmoves, readyok: {'readyok' in text}, peak {peak:.0f} MiB", verdict)]
     total += 1
     failed += verdict != "ok"
+    for surface, rows in engine_cases(b, args.model, tmp).items():
+        rows_all[surface] = rows
+        total += len(rows)
+        failed += sum(r[4] != "ok" for r in rows)
     for surface, rows in rows_all.items():
         print(f"\n### {surface}\n\n| input | exit | s | what it said | verdict |\n|---|---|---|---|---|")
         for shown, code, secs, said, verdict in rows:
             print(f"| `{shown.replace('|', '/')}` | {code} | {secs} | {said.replace('|', '/')} | {verdict} |")
     print(f"\n{total} inputs, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def shuffle(plies):
+    """Moves that shuffle a Tiger each side from the start (legal for ever with
+    repetition=off,no_capture_plies=0)."""
+    cycle = ["a1a2", "g9g8", "a2a1", "g8g9"]
+    return [cycle[i % 4] for i in range(plies)]
+
+
+def analysis_session(binary, model, queries, tmp, name, threads=2, timeout=120):
+    """Runs `analysis` over `queries` (one per line); each query's answers by id, the exit
+    status, the seconds and the peak MiB."""
+    path = tmp / f"{name}.jsonl"
+    path.write_text("".join(q + "\n" for q in queries))
+    code, out, err, secs, peak = run(binary, ["analysis", "--model", model, "--threads", str(threads)], stdin=path, timeout=timeout)
+    answers = {}
+    for line in out.decode(errors="replace").splitlines():
+        try:
+            a = json.loads(line)
+        except ValueError:
+            a = {"id": "NOT JSON", "error": line[:80]}
+        answers.setdefault(a.get("id"), []).append(a)
+    return code, answers, secs, peak, err
+
+
+def engine_cases(b, model, tmp):
+    """The engines that answer other programs: analysis queries, the protocol's numbers and a
+    search stopped at once, the web server's slow bodies, external engines that flood."""
+    rows = {}
+    # Analysis queries: each must get exactly one error naming its field (or its answers), and
+    # the engine must end cleanly with bounded memory.
+    bad = {
+        "empty-turns": ({"analyzeTurns": []}, "analyzeTurns"),
+        "max-moves-0": ({"maxMoves": 0}, "maxMoves"),
+        "max-moves-300": ({"maxMoves": 300}, "maxMoves"),
+        "visits-1e6": ({"maxVisits": 1000000}, "maxVisits"),
+        "visits-0": ({"maxVisits": 0}, "maxVisits"),
+        "time-nan": ({"maxTime": "NaN"}, "maxTime"),
+        "time-huge": ({"maxTime": 1e300}, "maxTime"),
+        "turn-past": ({"moves": ["a3a4"], "analyzeTurns": [2]}, "analyzeTurns"),
+        "turns-too-many": ({"moves": ["a3a4"], "analyzeTurns": [0, 1, 0, 1]}, "analyzeTurns"),
+        "turn-negative": ({"analyzeTurns": [-1]}, "analyzeTurns"),
+        "turn-fraction": ({"moves": ["a3a4"], "analyzeTurns": [0.5]}, "analyzeTurns"),
+        "visits-huge": ({"maxVisits": 1e30}, "maxVisits"),
+        "moves-10000": ({"moves": shuffle(10000), "rules": "repetition=off,no_capture_plies=0", "maxVisits": 1}, "moves"),
+        "moves-illegal-late": ({"moves": shuffle(40) + ["a3a9"], "rules": "repetition=off,no_capture_plies=0"}, "move 41"),
+        "rules-bogus": ({"rules": "bogus=1"}, "rules"),
+        "fen-huge": ({"initialFen": "7/" * 40000}, "initialFen"),
+        "unknown-field": ({"maxVisits": 1, "bogus": 1}, "bogus"),
+        "id-number": ({"id": 5}, "bad query"),
+    }
+    queries = []
+    for name, (fields, _) in bad.items():
+        q = {"id": name}
+        q.update(fields)
+        queries.append(json.dumps(q))
+    queries += ["not json", "{" * 100000, json.dumps({"id": "fine", "maxVisits": 1})]
+    code, answers, secs, peak, err = analysis_session(b, model, queries, tmp, "queries")
+    table = []
+    for name, (fields, says) in bad.items():
+        got = answers.get(name, []) if name != "id-number" else answers.get(5, [])
+        ok = code == 0 and len(got) == 1 and says in got[0].get("error", "")
+        table.append((f"analysis {name}", code, round(secs, 2), (got[0].get("error", "") if got else "no answer")[:110], "ok" if ok else "WRONG"))
+    nulls = answers.get(None, [])
+    table.append(("analysis: a line that is not JSON, and 100 000 '{'", code, round(secs, 2), f"{len(nulls)} errors with id null",
+                  "ok" if len(nulls) == 2 else "WRONG"))
+    table.append(("analysis: a plain query after them", code, round(secs, 2), f"{len(answers.get('fine', []))} answer, peak {peak:.0f} MiB",
+                  "ok" if len(answers.get("fine", [])) == 1 and b"panicked" not in err else "WRONG"))
+    # Every turn of a 4000-move game, one visit each: answered, once per turn, bounded memory.
+    long = {"id": "all", "moves": shuffle(4000), "rules": "repetition=off,no_capture_plies=0", "analyzeTurns": list(range(4001)), "maxVisits": 1, "maxMoves": 1}
+    code, answers, secs, peak, err = analysis_session(b, model, [json.dumps(long)], tmp, "long")
+    turns = sorted(a.get("turnNumber", -1) for a in answers.get("all", []))
+    table.append(("analysis: every turn of a 4000-move game", code, round(secs, 2), f"{len(turns)} answers, peak {peak:.0f} MiB",
+                  "ok" if code == 0 and turns == list(range(4001)) and peak < 500 else "WRONG"))
+    # A client that sends without end: memory must stay bounded while the engine searches.
+    start = time.monotonic()
+    yes = subprocess.Popen(["yes", json.dumps({"id": "x", "maxVisits": 100000})], stdout=subprocess.PIPE)
+    eng = subprocess.Popen([b, "analysis", "--model", model], stdin=yes.stdout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limit)
+    yes.stdout.close()
+    peak = 0
+    for _ in range(15):
+        time.sleep(1)
+        status = Path(f"/proc/{eng.pid}/status").read_text() if eng.poll() is None else ""
+        peak = max([peak] + [int(l.split()[1]) // 1024 for l in status.splitlines() if l.startswith("VmHWM:")])
+    alive = eng.poll() is None
+    eng.kill()
+    yes.kill()
+    eng.wait()
+    yes.wait()
+    table.append(("`yes '{\"id\":\"x\",\"maxVisits\":100000}' / analysis` for 15 s", "killed" if alive else eng.returncode, round(time.monotonic() - start, 2),
+                  f"peak {peak} MiB, still running: {alive}", "ok" if alive and peak < 1024 else "WRONG"))
+    rows["analysis queries (errors by field, long games, a client that sends without end)"] = table
+
+    # The protocol: numbers out of range refused by token; an MCTS search stopped at once names a
+    # move. No `quit`: the end of the input lets every queued command run.
+    lines = ["go movetime -5", "go movetime 0", "go nodes 0", "go nodes -1", "go winc -5", "go binc -1", "go depth -1", "go depth 0", "go movestogo -3",
+             "go wtime 99999999999999999999 btime 1 depth 1", "go wtime -5 btime -5 depth 1", "go nodes 99999999999999999999999999999999999999999 depth 1"]
+    session = tmp / "protocol-numbers.txt"
+    stopped = 8
+    session.write_text("".join(l + "\nisready\n" for l in lines) + f"setoption name Engine value mcts\nsetoption name Model value {model}\n"
+                       + "position startpos\ngo infinite\nstop\n" * stopped + "isready\n")
+    code, out, err, secs, peak = run(b, ["uci"], stdin=session, timeout=60)
+    text = out.decode(errors="replace").splitlines()
+    errors = [l for l in text if l.startswith("info string error")]
+    best = [l for l in text if l.startswith("bestmove")]
+    table = []
+    for i, l in enumerate(lines):
+        refused = any(f"'{l}'" in e or (" ".join(l.split()[:3]) in e) for e in errors)
+        should = i < 9
+        table.append((l, code, round(secs, 2), "refused" if refused else "searched", "ok" if refused == should else "WRONG"))
+    table.append((f"{stopped} x go infinite, stop (MCTS)", code, round(secs, 2), f"{sum(b == 'bestmove (none)' for b in best)} bestmove (none) of {len(best)}",
+                  "ok" if code == 0 and len(best) == stopped + 3 and "bestmove (none)" not in best else "WRONG"))
+    rows["protocol numbers and a search stopped at once"] = table
+
+    # The web server: 256 connections sending a body a byte a second; past the body deadline
+    # (60 s) every one is cut off with 408 and a new client is served.
+    table = []
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    srv = subprocess.Popen([b, "serve", "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limit)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        start = time.monotonic()
+        slow = []
+        for _ in range(256):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"POST /api/position HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+            s.setblocking(False)
+            slow.append(s)
+        answers = {}
+        while time.monotonic() - start < 75 and len(answers) < len(slow):
+            for i, s in enumerate(slow):
+                if i in answers:
+                    continue
+                try:
+                    s.send(b" ")
+                except OSError:
+                    pass
+                try:
+                    data = s.recv(4096)
+                    answers[i] = data.split(b" ")[1].decode() if data else "closed"
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    answers[i] = "reset"
+            time.sleep(1)
+        cut = time.monotonic() - start
+        for s in slow:
+            s.close()
+        codes = sorted(set(answers.values()))
+        table.append(("256 POST bodies, a byte a second", len(answers), round(cut, 2), f"cut: {len(answers)} of 256, answers {codes}",
+                      "ok" if len(answers) == 256 and codes == ["408"] else "WRONG"))
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /api/info HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            first = s.recv(4096).split(b"\r\n")[0].decode()
+        table.append(("a new client after them", 0, 0, first, "ok" if " 200 " in first else "WRONG"))
+    finally:
+        srv.kill()
+        srv.wait()
+    rows["web server (slow bodies)"] = table
+
+    # External engines that flood their output: one line saying why, no process left behind.
+    table = []
+    flood = tmp / "flood.sh"
+    for name, spec, says in [
+        ("yes as the engine", 'external:cmd="yes jzflood",movetime=50', "uciok"),
+        ("endless line after go", f'external:cmd="sh {flood} nl",tc=40/1+0', "64 KiB"),
+        ("endless nonsense lines after go", f'external:cmd="sh {flood} lines",tc=40/1+0', "no answer in time"),
+    ]:
+        flood.write_text('while read line; do case "$line" in uci) echo uciok;; isready) echo readyok;;\n'
+                         'go*) if [ "$1" = nl ]; then yes jzflood | tr -d "\\n" & else yes jzflood & fi;; esac; done\n')
+        code, out, err, secs, peak = run(b, ["arena", "--a", "random", "--b", spec, "--games", "2"], timeout=60)
+        time.sleep(0.3)
+        left = subprocess.run(["pgrep", "-f", "yes jzflood"], capture_output=True, text=True).stdout.split()
+        said = err.decode(errors="replace").strip().splitlines()
+        # Refused at the handshake (exit 2, one line), or games lost (by forfeit or on time) with
+        # one warning a game; never a hang, a panic or memory that grows.
+        ok = code in (0, 2) and any(says in l for l in said) and all(len(l) < 300 for l in said) and b"panicked" not in err and peak < 500 and not left
+        ok = ok and (code == 0 or said[-1].startswith("error:"))
+        table.append((name, code, round(secs, 2), (said[-1] if said else "")[:110] + f" (peak {peak:.0f} MiB, {len(left)} left)", "ok" if ok else "WRONG"))
+    rows["external engines that flood"] = table
+    return rows
 
 
 if __name__ == "__main__":

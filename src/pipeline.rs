@@ -91,9 +91,15 @@ pub trait RunGame: Trainable + ArenaGame<Rules = <Self as Trainable>::Rules> {
         Vec::new()
     }
 
-    /// Exact values the config provides for this game (Jungle: the endgame tables of
-    /// `[tablebase]`); none by default.
-    fn oracle(_config: &Config) -> anyhow::Result<Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<Self>>>> {
+    /// Exact values the config provides for this game under the config's rules (Jungle: the
+    /// endgame tables of `[tablebase]`).
+    fn oracle(config: &Config) -> anyhow::Result<Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<Self>>>> {
+        Self::oracle_under(config, &Self::rules(config))
+    }
+
+    /// The same under `rules` (a request's own rules): an error when the config's tables were
+    /// built under other capture rules, as the protocol refuses them; none by default.
+    fn oracle_under(_config: &Config, _rules: &<Self as Trainable>::Rules) -> anyhow::Result<Option<std::sync::Arc<dyn crate::mcts::oracle::Oracle<Self>>>> {
         Ok(None)
     }
 

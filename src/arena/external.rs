@@ -24,12 +24,19 @@ pub struct ExternalError {
     pub what: String,
 }
 
+/// The longest line read from a program (an `info` line with a long principal variation is a
+/// few KiB); a longer one is an unreadable answer.
+pub const LINE_CAP: usize = 64 << 10;
+/// Lines read ahead of the player; past them the program waits for its output to be read.
+const QUEUED_LINES: usize = 1024;
+
 pub struct ExternalPlayer {
     cmd: String,
     child: Child,
     group: Group,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    /// The program's lines; `Err` for one over [`LINE_CAP`], in words.
+    lines: Receiver<Result<String, String>>,
     name: String,
     /// Why the program stopped being usable, if it did.
     pub failure: Option<Failure>,
@@ -46,13 +53,16 @@ impl ExternalPlayer {
         let group = Group::of(&child);
         let stdin = child.stdin.take().ok_or_else(|| err("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| err("no stdout".into()))?;
-        let (tx, rx) = mpsc::channel();
+        // Bounded both ways: lines are capped, and the reader waits (and with it the program,
+        // once its pipe is full) while [`QUEUED_LINES`] lines are unread, so a program that
+        // writes without end costs a bounded buffer.
+        let (tx, rx) = mpsc::sync_channel(QUEUED_LINES);
         std::thread::spawn(move || {
-            // Lines are capped: a program that writes without end costs a bounded buffer.
-            let mut lines = crate::store::lines::CappedLines::new(BufReader::new(stdout), crate::store::caps::LINE);
+            let mut lines = crate::store::lines::CappedLines::new(BufReader::new(stdout), LINE_CAP).eager();
             while let Some(line) = lines.next_line() {
-                let line = line.unwrap_or_else(|too_long| too_long.to_string());
-                if tx.send(line).is_err() {
+                // A line over the cap ends the program's usefulness: nothing after it is read.
+                let over = line.is_err();
+                if tx.send(line.map_err(|t| format!("a line over {} KiB (\"{}...\")", LINE_CAP >> 10, t.start))).is_err() || over {
                     break;
                 }
             }
@@ -84,14 +94,20 @@ impl ExternalPlayer {
         writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).map_err(|e| Failure::Crash(e.to_string()))
     }
 
-    /// Reads lines until `done(line)` or the timeout; returns the matching line.
+    /// Reads lines until `done(line)` or the timeout; returns the matching line. The timeout
+    /// is for the whole answer: lines that are not it (however many) count towards it, and a
+    /// line over [`LINE_CAP`] ends the wait as unreadable.
     fn wait_for(&mut self, timeout: Duration, mut done: impl FnMut(&str) -> bool) -> Result<String, Failure> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Failure::Timeout);
+            }
             match self.lines.recv_timeout(left) {
-                Ok(line) if done(&line) => return Ok(line),
-                Ok(_) => {}
+                Ok(Ok(line)) if done(&line) => return Ok(line),
+                Ok(Ok(_)) => {}
+                Ok(Err(too_long)) => return Err(Failure::Unreadable(too_long)),
                 Err(RecvTimeoutError::Timeout) => return Err(Failure::Timeout),
                 Err(RecvTimeoutError::Disconnected) => return Err(Failure::Crash("the program exited".into())),
             }

@@ -32,7 +32,8 @@ fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<
     let sims = args.sims.unwrap_or(config.mcts.playouts);
     let time = Duration::from_millis(args.movetime.unwrap_or(86_400_000));
     let stop = AtomicBool::new(false);
-    let oracle = G::oracle(config)?;
+    // Tables for other capture rules than the position's are refused, as the protocol does.
+    let oracle = G::oracle_under(config, &rules)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         let search = run_mcts(&*net, &config.mcts, &game, MctsBudget { sims, time, stop: &stop }, oracle, &mut |_| true);

@@ -12,6 +12,7 @@
 //! game: its rules module, its entry here implementing [`HouseGame`], and one line in the
 //! registry (ARCHITECTURE.md, "Adding a game").
 
+pub mod analysis;
 pub mod flip;
 pub mod jungle;
 

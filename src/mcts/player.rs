@@ -157,13 +157,21 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             info(&format!("info string search stopped at {INFINITE_SIMULATIONS} simulations, the most one search may hold"));
         }
         self.stop.store(false, Ordering::Relaxed);
+        // Stopped before the first simulation: one more, whatever the stop says, expands the
+        // root so that the answer is the network's likeliest move rather than none.
+        if search.best_move().is_none() {
+            let evaluators: [&dyn Evaluator<G>; 1] = [&*self.evaluator];
+            self.batch.round(std::slice::from_mut(&mut search), &evaluators);
+            done += 1;
+        }
         report(&search, done, start, limits, info);
         if search.network_failed() {
             // No move from a broken network; the search is not kept.
             self.failed = true;
             return None;
         }
-        let best = search.best_move();
+        // Any legal move if even that left none (a position the game still has moves in).
+        let best = search.best_move().or_else(|| game.legal_moves().first().copied());
         self.search = Some(search);
         best
     }

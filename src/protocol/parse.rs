@@ -47,8 +47,8 @@ pub enum ParseError {
     NotANumber { what: String, token: String },
     #[error("unknown 'go' parameter '{0}'")]
     UnknownGoParameter(String),
-    #[error("'go depth 0': depth must be at least 1")]
-    ZeroDepth,
+    #[error("'go {what} {token}': {what} must be {range}")]
+    OutOfRange { what: String, token: String, range: &'static str },
     #[error("unexpected '{0}' after 'position startpos'")]
     AfterStartpos(String),
     #[error("'position fen' needs a FEN")]
@@ -61,11 +61,6 @@ pub enum ParseError {
     SetOptionSyntax,
     #[error("'setoption name' needs an option name")]
     MissingOptionName,
-}
-
-fn number<T: std::str::FromStr>(tokens: &mut std::slice::Iter<&str>, what: &str) -> Result<T, ParseError> {
-    let t = tokens.next().ok_or_else(|| ParseError::MissingNumber(what.into()))?;
-    t.parse().map_err(|_| ParseError::NotANumber { what: what.into(), token: crate::check::clip(t) })
 }
 
 /// Parses one line.
@@ -106,36 +101,49 @@ fn parse_position(rest: &[&str]) -> Result<Command, ParseError> {
 /// taken as this, so that no deadline computed from them can overflow.
 pub const MAX_GO_MS: u64 = 10_000_000_000;
 
-/// A time in milliseconds (or a depth), at most [`MAX_GO_MS`]; a negative one (some hosts
-/// send a clock that ran out as a negative number) is 0.
-fn clamped(tokens: &mut std::slice::Iter<&str>, what: &str) -> Result<u64, ParseError> {
-    let t = tokens.next().ok_or_else(|| ParseError::MissingNumber(what.into()))?;
-    match t.parse::<i128>() {
-        Ok(v) => Ok(v.clamp(0, i128::from(MAX_GO_MS)) as u64),
-        Err(_) => Err(ParseError::NotANumber { what: what.into(), token: crate::check::clip(t) }),
+/// A whole number of any size, saturated to the range of `i128` (a clock of 10^30 ms is as
+/// good as infinite); `None` for a token that is not one.
+fn whole(t: &str) -> Option<i128> {
+    if let Ok(v) = t.parse::<i128>() {
+        return Some(v);
     }
+    let (negative, digits) = t.strip_prefix('-').map_or((false, t), |d| (true, d));
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(if negative { i128::MIN } else { i128::MAX })
 }
 
+/// The number after `what`, at least `min`, taken as at most `max` when larger. A value below
+/// `min` is refused naming the token, except that a negative clock (`wtime`, `btime`: some
+/// hosts send a clock that ran out as a negative number) is 0.
+fn ranged(tokens: &mut std::slice::Iter<&str>, what: &str, min: i128, max: i128, range: &'static str) -> Result<u64, ParseError> {
+    let t = tokens.next().ok_or_else(|| ParseError::MissingNumber(what.into()))?;
+    let v = whole(t).ok_or_else(|| ParseError::NotANumber { what: what.into(), token: crate::check::clip(t) })?;
+    let clock = matches!(what, "wtime" | "btime");
+    if v < min && !clock {
+        return Err(ParseError::OutOfRange { what: what.into(), token: crate::check::clip(t), range });
+    }
+    Ok(v.clamp(min.max(0), max) as u64)
+}
+
+/// `go` parameters, each checked: `depth`, `nodes` and `movetime` at least 1, increments at
+/// least 0, clocks taken as 0 when negative; times above [`MAX_GO_MS`] (and depths and node
+/// counts above what a search can reach) are taken as the largest.
 fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
+    const MS: i128 = MAX_GO_MS as i128;
     let mut p = GoParams::default();
     let mut it = rest.iter();
     while let Some(&t) = it.next() {
         match t {
-            // Larger than any search reaches: taken as the most there is.
-            "depth" => p.depth = Some(u32::try_from(clamped(&mut it, t)?).unwrap_or(u32::MAX)),
-            "nodes" => p.nodes = Some(number(&mut it, t)?),
-            "movetime" => p.movetime = Some(clamped(&mut it, t)?),
-            "wtime" => p.wtime = Some(clamped(&mut it, t)?),
-            "btime" => p.btime = Some(clamped(&mut it, t)?),
-            "winc" => p.winc = Some(clamped(&mut it, t)?),
-            "binc" => p.binc = Some(clamped(&mut it, t)?),
-            "movestogo" => p.movestogo = Some(number(&mut it, t)?),
+            "depth" => p.depth = Some(ranged(&mut it, t, 1, i128::from(u32::MAX), "at least 1")? as u32),
+            "nodes" => p.nodes = Some(ranged(&mut it, t, 1, i128::from(u64::MAX), "at least 1")?),
+            "movetime" => p.movetime = Some(ranged(&mut it, t, 1, MS, "at least 1 millisecond")?),
+            "wtime" => p.wtime = Some(ranged(&mut it, t, 0, MS, "a number of milliseconds")?),
+            "btime" => p.btime = Some(ranged(&mut it, t, 0, MS, "a number of milliseconds")?),
+            "winc" => p.winc = Some(ranged(&mut it, t, 0, MS, "0 or more milliseconds")?),
+            "binc" => p.binc = Some(ranged(&mut it, t, 0, MS, "0 or more milliseconds")?),
+            "movestogo" => p.movestogo = Some(ranged(&mut it, t, 0, i128::from(u64::MAX), "0 or more")?),
             "infinite" => p.infinite = true,
             other => return Err(ParseError::UnknownGoParameter(crate::check::clip(other))),
         }
-    }
-    if p.depth == Some(0) {
-        return Err(ParseError::ZeroDepth);
     }
     Ok(p)
 }
@@ -169,6 +177,9 @@ mod tests {
         );
         let go = parse("go wtime 1000 btime 2000 winc 10 binc 20").unwrap();
         assert_eq!(go, Command::Go(GoParams { wtime: Some(1000), btime: Some(2000), winc: Some(10), binc: Some(20), ..GoParams::default() }));
+        // A clock that ran out may come negative; huge numbers are the largest there is.
+        let go = parse("go wtime -20 btime 99999999999999999999999999999999999999999999 nodes 99999999999999999999999").unwrap();
+        assert_eq!(go, Command::Go(GoParams { wtime: Some(0), btime: Some(MAX_GO_MS), nodes: Some(u64::MAX), ..GoParams::default() }));
         assert_eq!(parse("setoption name Hash value 128"), Ok(Command::SetOption { name: "Hash".into(), value: Some("128".into()) }));
     }
 
@@ -179,7 +190,15 @@ mod tests {
             ("go depth", "needs a number"),
             ("go depth x", "'x' is not a whole number"),
             ("go sideways", "unknown 'go' parameter"),
-            ("go depth 0", "at least 1"),
+            ("go depth 0", "'go depth 0': depth must be at least 1"),
+            ("go depth -3", "'go depth -3': depth must be at least 1"),
+            ("go nodes 0", "'go nodes 0': nodes must be at least 1"),
+            ("go movetime -5", "'go movetime -5': movetime must be at least 1 millisecond"),
+            ("go movetime 0", "movetime must be at least 1"),
+            ("go winc -5", "'go winc -5': winc must be 0 or more"),
+            ("go binc -1", "binc must be 0 or more"),
+            ("go movestogo -2", "movestogo must be 0 or more"),
+            ("go wtime 1.5", "'1.5' is not a whole number"),
             ("position", "needs 'startpos' or 'fen'"),
             ("position fen", "needs a FEN"),
             ("position middle", "expected 'startpos' or 'fen'"),

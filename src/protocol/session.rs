@@ -20,6 +20,10 @@ struct Running<G: ProtocolGame> {
     /// Raised by `stop`; an infinite search holds its `bestmove` until then.
     halt: Arc<AtomicBool>,
     infinite: bool,
+    /// Raised just before the search prints its `bestmove`: from then on the search is over
+    /// for the input loop, so a `stop` that comes after the answer (behind a new `go`) is
+    /// that new search's, not the ended one's.
+    answered: Arc<AtomicBool>,
 }
 
 /// A session of any game, as the server drives it.
@@ -183,6 +187,8 @@ impl<G: ProtocolGame> Session<G> {
         let out = self.out.clone();
         let game = self.game.clone();
         let halted = halt.clone();
+        let answered = Arc::new(AtomicBool::new(false));
+        let said = answered.clone();
         let handle = std::thread::spawn(move || {
             let best = player.choose(&game, &limits, &mut |line| send(&out, line));
             if best.is_none()
@@ -193,10 +199,11 @@ impl<G: ProtocolGame> Session<G> {
             while infinite && !halted.load(Ordering::Relaxed) {
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
+            said.store(true, Ordering::Release);
             send(&out, &format!("bestmove {}", best.map_or_else(|| "(none)".into(), |m| m.to_string())));
             player
         });
-        self.running = Some(Running { handle, stop, halt, infinite });
+        self.running = Some(Running { handle, stop, halt, infinite, answered });
     }
 
     /// Stops any search and waits for its thread.
@@ -212,14 +219,15 @@ impl<G: ProtocolGame> Session<G> {
         }
     }
 
-    /// Whether a search is still running (one that has answered counts as done).
+    /// Whether a search is still running (one that has answered counts as done, even while
+    /// its thread is still ending: the next command joins it).
     pub fn busy(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
+        self.running.as_ref().is_some_and(|r| !r.answered.load(Ordering::Acquire) && !r.handle.is_finished())
     }
 
     /// Whether the running search goes on until `stop` (`go infinite`, or no limit at all).
     pub fn searching_until_stopped(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| r.infinite && !r.handle.is_finished())
+        self.busy() && self.running.as_ref().is_some_and(|r| r.infinite)
     }
 
     fn halt(r: &Running<G>) {

@@ -27,6 +27,17 @@ impl ApiError {
         ApiError { status: StatusCode::CONFLICT, message: one_line(message.into()) }
     }
 
+    /// 408: the request's body did not arrive in time (see [`super::BODY_TIMEOUT`]).
+    pub fn too_slow(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::REQUEST_TIMEOUT, message: one_line(message.into()) }
+    }
+
+    /// The 408 for a body read that failed because its deadline passed, if that is why `e`
+    /// (or an error under it) happened.
+    pub fn from_slow_body(e: &(dyn std::error::Error + 'static)) -> Option<ApiError> {
+        std::iter::successors(Some(e), |e| e.source()).find_map(|e| e.downcast_ref::<BodyTooSlow>()).map(|b| ApiError::too_slow(b.to_string()))
+    }
+
     /// 429: every search slot is taken.
     pub fn busy(message: impl Into<String>) -> ApiError {
         ApiError { status: StatusCode::TOO_MANY_REQUESTS, message: one_line(message.into()) }
@@ -57,9 +68,14 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// Why a request body was cut off: it had not all come `.0` seconds after the headers.
+#[derive(Debug, thiserror::Error)]
+#[error("the request's body did not arrive within {0} s")]
+pub struct BodyTooSlow(pub f64);
+
 impl From<axum::extract::rejection::JsonRejection> for ApiError {
     fn from(r: axum::extract::rejection::JsonRejection) -> ApiError {
-        ApiError { status: r.status(), message: one_line(r.body_text()) }
+        ApiError::from_slow_body(&r).unwrap_or_else(|| ApiError { status: r.status(), message: one_line(r.body_text()) })
     }
 }
 

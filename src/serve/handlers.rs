@@ -67,6 +67,12 @@ pub trait Board: Send {
     fn is_over(&self) -> bool;
     /// The network's own outputs (a network of this game).
     fn network_view(&self, net: &NetEvaluator) -> NetworkView;
+    /// Whether the server's endgame tables can serve this position's rules (tables built
+    /// under other capture rules are refused, as the protocol refuses them): checked before
+    /// an MCTS search starts. Games without tables have nothing to check.
+    fn check_tables(&self, _st: &ServeState) -> Result<(), ApiError> {
+        Ok(())
+    }
     /// MCTS with `net` (a network of this game), see [`analysis::run_mcts`].
     fn mcts(&self, st: &ServeState, net: &Arc<NetEvaluator>, budget: Budget, stop: &AtomicBool, report: &mut dyn FnMut(&MctsView) -> bool) -> MctsView;
     /// The game's classical engine (alpha-beta; expectiminimax for the flip game).
@@ -134,7 +140,11 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
         return Err(ApiError::bad(format!("the game is over: {}", r.text)));
     }
     let net = match req.engine {
-        EngineName::Network => Some(network(&st, board.name())?),
+        EngineName::Network => {
+            let net = network(&st, board.name())?;
+            board.check_tables(&st)?;
+            Some(net)
+        }
         EngineName::Alphabeta => None,
     };
     let guard = st.start_search(&session_of(req.session.as_deref())).await?;
@@ -236,6 +246,9 @@ pub async fn analyse(
     let budget = Budget { sims: q.sims, depth: q.depth, movetime: q.movetime };
     budget.check()?;
     let which = engines(q.engines.as_deref(), &st, q.game)?;
+    if which.mcts {
+        board.check_tables(&st)?;
+    }
     let guard = st.start_search(&session_of(q.session.as_deref())).await?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Event>(32);
     let st2 = st.clone();
@@ -334,6 +347,9 @@ pub async fn records(State(st): AppState, headers: axum::http::HeaderMap, body: 
         return Err(too_large());
     }
     let body = axum::body::to_bytes(body, super::MAX_UPLOAD).await.map_err(|e| {
+        if let Some(slow) = ApiError::from_slow_body(&e) {
+            return slow;
+        }
         // axum names the limit's error only in words.
         let over = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source()).any(|e| e.to_string().contains("length limit"));
         if over { too_large() } else { ApiError::bad(format!("the upload was not read: {e}")) }

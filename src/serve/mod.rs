@@ -10,7 +10,8 @@
 //!
 //! Connections are limited ([`MAX_CONNECTIONS`] at once; more are closed at once), a client
 //! must send a request's headers within [`HEADER_TIMEOUT`] (an idle kept-alive connection is
-//! closed after as long) and its body within [`BODY_TIMEOUT`].
+//! closed after as long) and its whole body within [`BODY_TIMEOUT`] of them, however it trickles
+//! in (408, and the connection is closed).
 
 pub mod analysis;
 pub mod assets;
@@ -42,8 +43,10 @@ pub const MAX_CONNECTIONS: usize = 256;
 /// How long a client has to send a request's headers (and how long a kept-alive connection
 /// may sit idle).
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a client has to send a request's body (an upload of [`MAX_UPLOAD`] included).
-pub const BODY_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a client has to send a request's whole body, counted from its headers (an upload
+/// of [`MAX_UPLOAD`] included): a total, not a wait between bytes, so a body sent a byte at a
+/// time is cut off as surely as one that stops.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// What the server serves.
 pub struct ServeState {
@@ -157,10 +160,7 @@ pub fn router(state: Arc<ServeState>) -> Router {
         .route("/api/records", post(handlers::records))
         .route("/api/report", get(handlers::report_files))
         .route("/report/{name}", get(handlers::report_file));
-    app.fallback(handlers::not_found)
-        .method_not_allowed_fallback(handlers::method_not_allowed)
-        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
-        .with_state(state)
+    app.fallback(handlers::not_found).method_not_allowed_fallback(handlers::method_not_allowed).with_state(state)
 }
 
 /// Serves `router(state)` on `listener` until Ctrl-C.
@@ -171,18 +171,40 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<ServeState>) ->
     serve_until(listener, router(state), ConnectionLimits::default(), ctrl_c).await
 }
 
-/// What a connection may take: how many are served at once, and how long a client has for a
-/// request's headers (or may sit idle between requests).
+/// What a connection may take: how many are served at once, how long a client has for a
+/// request's headers (or may sit idle between requests), and for its whole body after them.
 #[derive(Clone, Copy, Debug)]
 pub struct ConnectionLimits {
     pub connections: usize,
     pub header_timeout: Duration,
+    pub body_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
     fn default() -> Self {
-        ConnectionLimits { connections: MAX_CONNECTIONS, header_timeout: HEADER_TIMEOUT }
+        ConnectionLimits { connections: MAX_CONNECTIONS, header_timeout: HEADER_TIMEOUT, body_timeout: BODY_TIMEOUT }
     }
+}
+
+/// `req` with a body that ends in [`error::BodyTooSlow`] once `limit` has passed since now,
+/// however much of it has come: the handler reading it answers 408, and the connection, its
+/// body unread, is closed.
+async fn body_deadline(req: axum::extract::Request, next: axum::middleware::Next, limit: Duration) -> axum::response::Response {
+    use futures_util::StreamExt;
+    let deadline = tokio::time::Instant::now() + limit;
+    let req = req.map(|body| {
+        let data = body.into_data_stream();
+        let bounded = futures_util::stream::unfold(Some(data), move |data| async move {
+            let mut data = data?;
+            match tokio::time::timeout_at(deadline, data.next()).await {
+                Ok(Some(chunk)) => Some((chunk, Some(data))),
+                Ok(None) => None,
+                Err(_) => Some((Err(axum::Error::new(error::BodyTooSlow(limit.as_secs_f64()))), None)),
+            }
+        });
+        axum::body::Body::from_stream(bounded)
+    });
+    next.run(req).await
 }
 
 /// Serves `app` on `listener` until `shutdown` completes, under `limits`.
@@ -195,6 +217,8 @@ pub async fn serve_until(
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
     let connections = Arc::new(tokio::sync::Semaphore::new(limits.connections.max(1)));
+    let body_timeout = limits.body_timeout;
+    let app = app.layer(axum::middleware::from_fn(move |req, next| body_deadline(req, next, body_timeout)));
     tokio::pin!(shutdown);
     loop {
         let (stream, _) = tokio::select! {

@@ -9,6 +9,9 @@ pub struct CappedLines<R> {
     reader: R,
     cap: usize,
     buf: Vec<u8>,
+    /// Report a line as too long as soon as it passes the cap, without reading to its end
+    /// (for a program's output, which may never end the line).
+    eager: bool,
 }
 
 /// A line longer than the cap; it holds the line's first bytes, for messages.
@@ -26,7 +29,15 @@ impl std::fmt::Display for TooLong {
 
 impl<R: BufRead> CappedLines<R> {
     pub fn new(reader: R, cap: usize) -> CappedLines<R> {
-        CappedLines { reader, cap, buf: Vec::new() }
+        CappedLines { reader, cap, buf: Vec::new(), eager: false }
+    }
+
+    /// Lines that report `TooLong` as soon as they pass the cap, rather than after skipping to
+    /// their end: for a reader that may print one endless line. What follows the cap is then
+    /// read as the next line.
+    pub fn eager(mut self) -> CappedLines<R> {
+        self.eager = true;
+        self
     }
 
     /// The next line without its line ending, `Err` for one over the cap, `None` at the end
@@ -57,7 +68,7 @@ impl<R: BufRead> CappedLines<R> {
             self.buf.extend_from_slice(&chunk[..content.min(room)]);
             len = len.saturating_add(content);
             self.reader.consume(take);
-            if done {
+            if done || (self.eager && len > self.cap) {
                 break;
             }
         }
@@ -91,6 +102,19 @@ mod tests {
         assert_eq!(lines.next_line(), Some(Ok("exact".into())));
         assert_eq!(lines.next_line(), Some(Ok("last".into())));
         assert_eq!(lines.next_line(), None);
+    }
+
+    #[test]
+    fn an_eager_reader_refuses_an_endless_line_at_the_cap() {
+        let endless = std::io::BufReader::with_capacity(64, std::io::repeat(b'y'));
+        let mut lines = CappedLines::new(endless, 1 << 10).eager();
+        let e = lines.next_line().unwrap().unwrap_err();
+        assert_eq!(e.start, "y".repeat(40));
+        let mut text = b"ok\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', 100));
+        let mut lines = CappedLines::new(std::io::BufReader::with_capacity(8, &text[..]), 10).eager();
+        assert_eq!(lines.next_line(), Some(Ok("ok".into())));
+        assert!(lines.next_line().unwrap().is_err());
     }
 
     #[test]

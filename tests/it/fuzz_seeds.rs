@@ -1,6 +1,8 @@
 //! Replays the fuzz targets' committed seed corpora (fuzz/corpus/TARGET/*) on stable Rust: the
 //! same target code as `cargo +nightly fuzz run TARGET`, over every seed, must not panic.
 
+#[path = "../../fuzz/targets/analysis.rs"]
+mod analysis;
 #[path = "../../fuzz/targets/checkpoint.rs"]
 mod checkpoint;
 #[path = "../../fuzz/targets/config.rs"]
@@ -24,7 +26,8 @@ mod spec;
 #[path = "../../fuzz/targets/table.rs"]
 mod table;
 
-const TARGETS: [(&str, fn(&[u8])); 11] = [
+const TARGETS: [(&str, fn(&[u8])); 12] = [
+    ("analysis", analysis::run),
     ("checkpoint", checkpoint::run),
     ("config", config::run),
     ("events", events::run),

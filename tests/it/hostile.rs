@@ -461,7 +461,7 @@ mod web {
 
     #[tokio::test]
     async fn slow_and_surplus_connections_are_closed_and_requests_still_served() {
-        let limits = ConnectionLimits { connections: 4, header_timeout: Duration::from_millis(500) };
+        let limits = ConnectionLimits { connections: 4, header_timeout: Duration::from_millis(500), ..ConnectionLimits::default() };
         let (addr, _stop) = start(1, None, limits).await;
         let mut slow = Vec::new();
         for _ in 0..4 {

@@ -12,6 +12,7 @@ mod flip;
 mod fuzz_seeds;
 mod hostile;
 mod hostile3_files;
+mod hostile3_engines;
 mod layering;
 mod mcts;
 mod mcts_reuse;

@@ -90,8 +90,8 @@ impl RunGame for JungleGame {
         }
     }
 
-    fn oracle(config: &Config) -> anyhow::Result<Option<Arc<dyn crate::mcts::oracle::Oracle<JungleGame>>>> {
-        Ok(config.tablebase.open(&config.rules)?.map(|t| t as Arc<dyn crate::mcts::oracle::Oracle<JungleGame>>))
+    fn oracle_under(config: &Config, rules: &Rules) -> anyhow::Result<Option<Arc<dyn crate::mcts::oracle::Oracle<JungleGame>>>> {
+        Ok(config.tablebase.open(rules)?.map(|t| t as Arc<dyn crate::mcts::oracle::Oracle<JungleGame>>))
     }
 
     /// Self-play with the handcrafted evaluation blended into young networks' values, and the

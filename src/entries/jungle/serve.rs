@@ -7,6 +7,7 @@ use crate::game::Game;
 use crate::games::GameName;
 use crate::jungle::JungleGame;
 use crate::nn::burn_eval::NetEvaluator;
+use crate::pipeline::RunGame;
 use crate::serve::analysis::{self, AlphaBetaView, Budget, MctsView, NetworkView};
 use crate::serve::handlers::{Board, ServeGame};
 use crate::serve::position::{PositionRequest, PositionView};
@@ -34,9 +35,15 @@ impl Board for JungleBoard {
     fn network_view(&self, net: &NetEvaluator) -> NetworkView {
         analysis::network_view(net, &self.0)
     }
+    fn check_tables(&self, st: &ServeState) -> Result<(), ApiError> {
+        <JungleGame as RunGame>::oracle_under(&st.config, self.0.rules())
+            .map(drop)
+            .map_err(|e| ApiError::conflict(format!("the endgame tables cannot serve these rules: {e}")))
+    }
     fn mcts(&self, st: &ServeState, net: &Arc<NetEvaluator>, budget: Budget, stop: &AtomicBool, report: &mut dyn FnMut(&MctsView) -> bool) -> MctsView {
         let (sims, time) = budget.mcts_limits();
-        let oracle = <JungleGame as crate::pipeline::RunGame>::oracle(&st.config).ok().flatten();
+        // Tables for the position's own rules (`check_tables` refused the request otherwise).
+        let oracle = <JungleGame as RunGame>::oracle_under(&st.config, self.0.rules()).ok().flatten();
         analysis::run_mcts(&**net, &st.config.mcts, &self.0, analysis::MctsBudget { sims, time, stop }, oracle, report)
     }
     fn alphabeta(&self, st: &ServeState, budget: Budget, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
