@@ -112,7 +112,7 @@ impl Transform for F4 {
 
 /// Tiles transformed and multiplied together: small enough that a group's transformed inputs
 /// and products (points × tiles × channels) stay in the core's level-2 cache.
-const GROUP: usize = 24;
+const GROUP: usize = 12;
 
 /// A 3 × 3 convolution's weights in the Winograd domain, channels padded to whole vectors.
 #[derive(Clone, Debug)]
