@@ -81,7 +81,12 @@ impl Server {
         // search is stopped.
         let mut ended = false;
         loop {
-            while !self.busy() {
+            // Waiting commands run in order once the search is over; a `stop` among them is
+            // for the search the `go` before it started, so it runs as soon as that one has.
+            while let Some(next) = waiting.front() {
+                if self.busy() && !matches!(next, Command::Stop) {
+                    break;
+                }
                 let Some(cmd) = waiting.pop_front() else { break };
                 self.handle(cmd);
             }
@@ -118,6 +123,11 @@ impl Server {
                 Ok(Command::Quit) => break,
                 // Answered at once, during a search too (`isready` does not wait for the
                 // commands queued behind the search: they run in order all the same).
+                // A `stop` while the running search is already stopping, with commands waiting
+                // behind it, is for the search they start: it waits its turn (else a waiting
+                // `go infinite` would search for ever). Any other `stop` stops the running
+                // search at once, whatever waits behind it.
+                Ok(Command::Stop) if !waiting.is_empty() && self.halted() => waiting.push_back(Command::Stop),
                 Ok(cmd @ (Command::IsReady | Command::Stop | Command::Nothing)) => self.handle(cmd),
                 Ok(cmd) if self.busy() || !waiting.is_empty() => {
                     // A command after `go infinite` ends that search, as it always has.
@@ -133,6 +143,12 @@ impl Server {
             }
         }
         self.with_session(|s| s.stop());
+    }
+
+    fn halted(&mut self) -> bool {
+        let mut halted = false;
+        self.with_session(|s| halted = s.halted());
+        halted
     }
 
     fn busy(&mut self) -> bool {

@@ -223,6 +223,32 @@ fn an_mcts_search_stopped_at_once_still_names_a_legal_move() {
     assert!(child.wait().unwrap().success());
 }
 
+#[test]
+fn stops_sent_all_at_once_each_end_the_search_before_them() {
+    // Eight `go infinite` / `stop` pairs arrive together, before the first search has even
+    // answered: each `stop` is for the `go` just before it, so every search answers and the
+    // session ends with the input (a `stop` spent on a search already stopping would leave the
+    // next `go infinite` searching for ever).
+    let mut child = Command::new(bin()).arg("uci").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut text = format!("setoption name Engine value mcts\nsetoption name Model value {SAMPLE}\n");
+    text.push_str(&"position startpos\ngo infinite\nstop\n".repeat(8));
+    stdin.write_all(text.as_bytes()).unwrap();
+    drop(stdin);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        let best = BufReader::new(stdout).lines().map_while(Result::ok).filter(|l| l.starts_with("bestmove")).collect::<Vec<_>>();
+        let _ = tx.send(best);
+    });
+    let best = rx.recv_timeout(std::time::Duration::from_secs(30));
+    let _ = child.kill();
+    let best = best.expect("the session ends with its input: every search was stopped");
+    assert_eq!(best.len(), 8, "{best:?}");
+    assert!(best.iter().all(|b| b != "bestmove (none)"), "{best:?}");
+    assert!(child.wait().is_ok());
+}
+
 // Point 6: an external engine that floods its output.
 
 /// An engine that completes the handshake and answers `go` with `flood` (a shell command run
