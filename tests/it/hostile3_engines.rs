@@ -4,31 +4,19 @@
 //! under other rules, `go` numbers out of range, and a search stopped before its first visit.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use junglezero::game::Game;
 use junglezero::jungle::JungleGame;
 
-/// The binary under test: this build's, or another build named by `JZ_TEST_BIN`.
-fn bin() -> String {
-    std::env::var("JZ_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_junglezero").to_string())
-}
+// The binary under test (this build's, or another named by `JZ_TEST_BIN`), scratch folders
+// and stderr, as the files' tests have them.
+use super::hostile3_files::{bin, stderr, tmp};
 
 fn junglezero(args: &[&str]) -> Output {
     Command::new(bin()).args(args).output().expect("binary runs")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("jz-hostile3-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
@@ -391,23 +379,6 @@ mod web {
         }
     }
 
-    /// A network of one small block for Jungle, untrained.
-    fn small_net() -> Arc<junglezero::nn::burn_eval::NetEvaluator> {
-        use junglezero::nn::model::ModelConfig;
-        let model = ModelConfig {
-            blocks: 1,
-            channels: 8,
-            policy_channels: 4,
-            value_channels: 2,
-            value_hidden: 16,
-            moves_left: false,
-            opponent_policy: false,
-            short_value: false,
-        };
-        let device = junglezero::nn::device::parse_device("flex").unwrap();
-        Arc::new(junglezero::nn::burn_eval::NetEvaluator::new(model.init(junglezero::jungle::encode::SHAPE, &device), device, "test", &model))
-    }
-
     #[tokio::test]
     async fn the_page_refuses_tables_built_under_other_rules() {
         let dir = super::tmp("page-tables");
@@ -416,7 +387,7 @@ mod web {
         assert!(o.status.success(), "{}", super::stderr(&o));
         let mut config = Config::default();
         config.tablebase.dir = tb.display().to_string();
-        let state = ServeState::new(config, Some(small_net()), Some("test.jzm".into()), None, 1);
+        let state = ServeState::new(config, Some(crate::serve::small_net()), Some("test.jzm".into()), None, 1);
         let (addr, _stop) = start_with(state, ConnectionLimits::default()).await;
         let head = "POST /api/engine HTTP/1.1\r\nContent-Type: application/json";
         let ask = |rules: &str| format!(r#"{{"position": {{"fen": "7/3E3/7/7/7/7/7/7/r6 w", "rules": "{rules}"}}, "engine": "network", "sims": 8}}"#);

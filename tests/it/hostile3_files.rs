@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> String {
+pub(crate) fn bin() -> String {
     std::env::var("JZ_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_junglezero").to_string())
 }
 
@@ -27,14 +27,14 @@ fn junglezero(args: &[&str]) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn tmp(name: &str) -> PathBuf {
+pub(crate) fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("jz-hostile3-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 

@@ -23,7 +23,7 @@ use junglezero::serve::{ServeState, router};
 /// Red to move; the Red elephant on d8 enters Blue's den with d8d9.
 const DEN_WIN_FEN: &str = "l5t/1d1E1c1/r1p1w1e/7/7/7/2W1P1R/1C3D1/T5L w 0 1";
 
-fn small_net() -> Arc<NetEvaluator> {
+pub(crate) fn small_net() -> Arc<NetEvaluator> {
     let model = ModelConfig {
         blocks: 1,
         channels: 8,
