@@ -123,12 +123,17 @@ impl Server {
                 Ok(Command::Quit) => break,
                 // Answered at once, during a search too (`isready` does not wait for the
                 // commands queued behind the search: they run in order all the same).
-                // A `stop` while the running search is already stopping, with commands waiting
-                // behind it, is for the search they start: it waits its turn (else a waiting
-                // `go infinite` would search for ever). Any other `stop` stops the running
-                // search at once, whatever waits behind it.
-                Ok(Command::Stop) if !waiting.is_empty() && self.halted() => waiting.push_back(Command::Stop),
-                Ok(cmd @ (Command::IsReady | Command::Stop | Command::Nothing)) => self.handle(cmd),
+                // `stop` ends the running search at once, whatever waits behind it; with a `go`
+                // waiting, it is that search's too (the input's order), so it also waits its
+                // turn and runs as soon as that search has started (else a waiting `go infinite`
+                // would search for ever).
+                Ok(Command::Stop) => {
+                    self.handle(Command::Stop);
+                    if waiting.iter().any(|c| matches!(c, Command::Go(_))) {
+                        waiting.push_back(Command::Stop);
+                    }
+                }
+                Ok(cmd @ (Command::IsReady | Command::Nothing)) => self.handle(cmd),
                 Ok(cmd) if self.busy() || !waiting.is_empty() => {
                     // A command after `go infinite` ends that search, as it always has.
                     self.with_session(|s| {
@@ -143,12 +148,6 @@ impl Server {
             }
         }
         self.with_session(|s| s.stop());
-    }
-
-    fn halted(&mut self) -> bool {
-        let mut halted = false;
-        self.with_session(|s| halted = s.halted());
-        halted
     }
 
     fn busy(&mut self) -> bool {

@@ -31,7 +31,6 @@ pub trait SessionControl {
     fn handle(&mut self, cmd: Command);
     fn busy(&self) -> bool;
     fn searching_until_stopped(&self) -> bool;
-    fn halted(&self) -> bool;
     fn halt_search(&self);
     fn stop(&mut self);
     /// Stops any search and hands back the settings (for a session of another game).
@@ -50,9 +49,6 @@ impl<G: ProtocolGame> SessionControl for Session<G> {
     }
     fn searching_until_stopped(&self) -> bool {
         Session::searching_until_stopped(self)
-    }
-    fn halted(&self) -> bool {
-        Session::halted(self)
     }
     fn halt_search(&self) {
         Session::halt_search(self)
@@ -232,11 +228,6 @@ impl<G: ProtocolGame> Session<G> {
     /// Whether the running search goes on until `stop` (`go infinite`, or no limit at all).
     pub fn searching_until_stopped(&self) -> bool {
         self.busy() && self.running.as_ref().is_some_and(|r| r.infinite)
-    }
-
-    /// Whether the running search has been told to stop and has not yet answered.
-    pub fn halted(&self) -> bool {
-        self.busy() && self.running.as_ref().is_some_and(|r| r.halt.load(Ordering::Relaxed))
     }
 
     fn halt(r: &Running<G>) {

@@ -213,13 +213,13 @@ fn an_mcts_search_stopped_at_once_still_names_a_legal_move() {
 
 #[test]
 fn stops_sent_all_at_once_each_end_the_search_before_them() {
-    // Eight `go infinite` / `stop` pairs arrive together, before the first search has even
-    // answered: each `stop` is for the `go` just before it, so every search answers and the
-    // session ends with the input (a `stop` spent on a search already stopping would leave the
-    // next `go infinite` searching for ever).
+    // An alpha-beta search, then eight `go infinite` / `stop` pairs, arrive together, before
+    // the first search has even answered: each `stop` is for the `go` just before it, so every
+    // search answers and the session ends with the input (a `stop` spent only on the search
+    // running when it came would leave the next `go infinite` searching for ever).
     let mut child = Command::new(bin()).arg("uci").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let mut text = format!("setoption name Engine value mcts\nsetoption name Model value {SAMPLE}\n");
+    let mut text = format!("go depth 2\nsetoption name Engine value mcts\nsetoption name Model value {SAMPLE}\n");
     text.push_str(&"position startpos\ngo infinite\nstop\n".repeat(8));
     stdin.write_all(text.as_bytes()).unwrap();
     drop(stdin);
@@ -232,7 +232,7 @@ fn stops_sent_all_at_once_each_end_the_search_before_them() {
     let best = rx.recv_timeout(std::time::Duration::from_secs(30));
     let _ = child.kill();
     let best = best.expect("the session ends with its input: every search was stopped");
-    assert_eq!(best.len(), 8, "{best:?}");
+    assert_eq!(best.len(), 9, "{best:?}");
     assert!(best.iter().all(|b| b != "bestmove (none)"), "{best:?}");
     assert!(child.wait().is_ok());
 }
