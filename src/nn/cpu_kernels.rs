@@ -96,6 +96,17 @@ impl KernelSet {
         }
     }
 
+    /// Floats in one of the set's vectors.
+    pub fn lanes(&self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            KernelSet::Avx512(_) => 16,
+            #[cfg(target_arch = "x86_64")]
+            KernelSet::Avx2(_) => 8,
+            KernelSet::Portable => 1,
+        }
+    }
+
     /// Runs `op` compiled for this set.
     #[inline]
     pub fn run<Op: WithSimd>(&self, op: Op) -> Op::Output {

@@ -126,13 +126,7 @@ impl Conv {
 
     /// Prepares the weights for `options` (the Winograd transform of a 3 × 3 kernel).
     fn prepared(mut self, options: &FusedOptions) -> Conv {
-        let lanes = match options.kernels {
-            #[cfg(target_arch = "x86_64")]
-            KernelSet::Avx512(_) => 16,
-            #[cfg(target_arch = "x86_64")]
-            KernelSet::Avx2(_) => 8,
-            KernelSet::Portable => 1,
-        };
+        let lanes = options.kernels.lanes();
         let tile = match options.conv {
             CpuConv::Winograd4 => Some(WinogradTile::F4),
             CpuConv::Winograd2 => Some(WinogradTile::F2),
@@ -152,24 +146,18 @@ impl Conv {
         let patches = &mut s.patches;
         let Then { residual, relu } = then;
         let m = n * shape.squares();
-        let a: ArrayView2<f32> = if self.k == 1 {
-            ArrayView2::from_shape((m, self.cin), &x[..m * self.cin]).expect("shape")
+        let kk = self.k * self.k * self.cin;
+        let a: &[f32] = if self.k == 1 {
+            &x[..m * kk]
         } else {
-            let kk = self.k * self.k * self.cin;
             if patches.len() < m * kk {
                 patches.resize(m * kk, 0.0); // im2col then writes every element
             }
             im2col(shape, x, n, self.cin, self.k, patches);
-            ArrayView2::from_shape((m, kk), &patches[..m * kk]).expect("shape")
+            &patches[..m * kk]
         };
-        let kk = self.k * self.k * self.cin;
         let out = &mut out[..m * self.cout];
-        let (data, b) = (a.as_slice().expect("contiguous rows"), Mat { data: &self.w, ld: self.cout });
-        if !product(pass.kernels, m, self.cout, kk, Mat { data, ld: kk }, b, MatMut { data: out, ld: self.cout }) {
-            let w = ArrayView2::from_shape((kk, self.cout), &self.w[..]).expect("shape");
-            let mut c = ArrayViewMut2::from_shape((m, self.cout), &mut *out).expect("shape");
-            general_mat_mul(1.0, &a, &w, 0.0, &mut c);
-        }
+        multiply(pass.kernels, m, self.cout, kk, a, &self.w, out);
         for (r, row) in out.chunks_exact_mut(self.cout).enumerate() {
             for (o, v) in row.iter_mut().enumerate() {
                 let mut y = *v + self.b[o];
@@ -209,6 +197,17 @@ fn im2col(shape: &Shape, x: &[f32], n: usize, c: usize, k: usize, out: &mut [f32
     }
 }
 
+/// `c[m × n] = a[m × k] · b[k × n]` (row-major, packed): on `kernels` when `n` is a whole
+/// number of its vectors, else through matrixmultiply.
+fn multiply(kernels: &KernelSet, m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    if !product(kernels, m, n, k, Mat { data: a, ld: k }, Mat { data: b, ld: n }, MatMut { data: &mut *c, ld: n }) {
+        let a = ArrayView2::from_shape((m, k), a).expect("a is m × k");
+        let b = ArrayView2::from_shape((k, n), b).expect("b is k × n");
+        let mut c = ArrayViewMut2::from_shape((m, n), c).expect("c is m × n");
+        general_mat_mul(1.0, &a, &b, 0.0, &mut c);
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(super) struct Dense {
     pub(super) inputs: usize,
@@ -227,13 +226,7 @@ impl Dense {
     fn apply(&self, kernels: &KernelSet, x: &[f32], n: usize, out: &mut [f32], relu: bool) {
         let (k, o) = (self.inputs, self.outputs);
         let out = &mut out[..n * o];
-        let (a, b) = (Mat { data: &x[..n * k], ld: k }, Mat { data: &self.w, ld: o });
-        if !product(kernels, n, o, k, a, b, MatMut { data: out, ld: o }) {
-            let a = ArrayView2::from_shape((n, k), &x[..n * k]).expect("shape");
-            let w = ArrayView2::from_shape((k, o), &self.w[..]).expect("shape");
-            let mut c = ArrayViewMut2::from_shape((n, o), &mut *out).expect("shape");
-            general_mat_mul(1.0, &a, &w, 0.0, &mut c);
-        }
+        multiply(kernels, n, o, k, &x[..n * k], &self.w, out);
         for row in out.chunks_exact_mut(self.outputs) {
             for (v, b) in row.iter_mut().zip(&self.b) {
                 *v = if relu { (*v + b).max(0.0) } else { *v + b };
