@@ -1,6 +1,7 @@
 //! junglezero: a self-play reinforcement-learning trainer for Jungle (Dou Shou Qi).
 
 pub mod alphabeta;
+pub mod animals;
 pub mod arena;
 pub mod audit;
 pub mod check;

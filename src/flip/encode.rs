@@ -20,8 +20,8 @@
 
 use super::state::FlipGame;
 use super::types::{Cell, FILES, FlipMove, Piece, RANKS, SQUARES, Square};
+use crate::animals::Side;
 use crate::game::{Encode, Game, Shape};
-use crate::jungle::Side;
 
 pub const PLANES: usize = 39;
 pub const INPUT_SIZE: usize = PLANES * SQUARES;
@@ -169,8 +169,8 @@ impl Encode for FlipGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::animals::Kind;
     use crate::flip::{FlipRules, parse_position};
-    use crate::jungle::Kind;
 
     #[test]
     fn actions_are_distinct_for_the_legal_moves_and_in_range() {

@@ -16,8 +16,8 @@
 use super::rules::{FlipRules, Setup};
 use super::state::FlipGame;
 use super::types::{Cell, FILES, FlipMove, Piece, RANKS, SQUARES, Square};
+use crate::animals::Side;
 use crate::game::{Game, Seat, Turn};
-use crate::jungle::Side;
 
 /// A position string that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::jungle::Kind;
+use crate::animals::Kind;
 use crate::switches::{COUNT_VALUES, SWITCH_VALUES, Switches, switch};
 
 /// How the sixteen pieces are laid out face down at the start.

@@ -5,8 +5,8 @@ use std::ops::Deref;
 
 use super::rules::{FlipRules, Setup};
 use super::types::{Cell, FlipMove, Piece, SQUARES, Square};
+use crate::animals::Side;
 use crate::game::{Game, Outcome, Reason, Seat, Turn};
-use crate::jungle::Side;
 
 /// The most moves a state can have: 16 flips or outcomes, or up to 4 steps for each of 8 pieces.
 pub const MAX_MOVES: usize = 48;
@@ -302,7 +302,7 @@ impl Game for FlipGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jungle::Kind;
+    use crate::animals::Kind;
 
     fn reveal(g: &mut FlipGame, sq: &str, letter: char) {
         let s = Square::parse(sq).unwrap();

@@ -102,8 +102,8 @@ impl Trainable for FlipGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::animals::{Kind, Side};
     use crate::game::Encode;
-    use crate::jungle::{Kind, Side};
 
     #[test]
     fn move_codes_round_trip_and_mirrored_moves_take_mirrored_actions() {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::jungle::{Kind, Side};
+use crate::animals::{Kind, Side};
 
 pub const FILES: usize = 4;
 pub const RANKS: usize = 4;
