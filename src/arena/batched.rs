@@ -220,5 +220,6 @@ pub fn run_network_match<G: MatchGame + Encode, A: Evaluator<G>, B: Evaluator<G>
 /// A search planned for `sims` simulations per move.
 fn budgeted<G: Encode>(mut s: Search<G>, sims: u32) -> Search<G> {
     s.set_budget(sims);
+    s.set_solver(s.config().play_solver);
     s
 }

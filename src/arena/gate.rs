@@ -155,7 +155,7 @@ pub fn play_ladder<G: ArenaGame>(cx: &LadderContext<G>, generation: u64, model: 
     }
     let name = format!("gen-{generation:04}");
     for &d in &depths {
-        let net = PlayerSpec::Mcts { model: model.to_path_buf(), sims: l.sims, movetime: None, c_puct: None, reuse: None, tc: None };
+        let net = PlayerSpec::Mcts { model: model.to_path_buf(), sims: Some(l.sims), movetime: None, c_puct: None, reuse: None, tc: None };
         let t = ladder_match(cx, net, ab(d), &name, l.games, seed ^ (u64::from(d) << 8), "ladder")?;
         tracing::info!("ladder: {name} vs {}: {}-{}-{} (W-L-D)", ab(d), t.wins, t.losses, t.draws);
     }

@@ -2,7 +2,8 @@
 //!
 //! - `alphabeta:depth=N` or `alphabeta:movetime=MS` (also `nodes=N`, `hash=MB`, `threads=N`)
 //! - `mcts:model=PATH,sims=N` (also `movetime=MS`, `cpuct=X`, and `reuse=false` for a fresh
-//!   tree every move instead of `mcts.play_tree_reuse`)
+//!   tree every move instead of `mcts.play_tree_reuse`); without `sims` a timed player searches
+//!   its whole time and an untimed one `mcts.playouts` simulations
 //! - `random`
 //! - `external:cmd="PROGRAM ARGS",movetime=MS` (or `depth=N`, `nodes=N`): any program that
 //!   speaks the UCI-style protocol
@@ -33,7 +34,7 @@ use crate::player::{Limits, Player, RandomPlayer};
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     AlphaBeta { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, hash_mb: usize, threads: usize, tc: Option<TimeControl> },
-    Mcts { model: PathBuf, sims: u32, movetime: Option<u64>, c_puct: Option<f32>, reuse: Option<bool>, tc: Option<TimeControl> },
+    Mcts { model: PathBuf, sims: Option<u32>, movetime: Option<u64>, c_puct: Option<f32>, reuse: Option<bool>, tc: Option<TimeControl> },
     Random { tc: Option<TimeControl> },
     External { cmd: String, depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
     Expectiminimax { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
@@ -232,7 +233,7 @@ impl FromStr for PlayerSpec {
                     }
                 }
                 let model = model.ok_or(SpecError::NoModel)?;
-                Ok(PlayerSpec::Mcts { model, sims: sims.unwrap_or(400u32).max(1), movetime, c_puct, reuse, tc })
+                Ok(PlayerSpec::Mcts { model, sims, movetime, c_puct, reuse, tc })
             }
             "random" => {
                 if let Some((k, _)) = opts.first() {
@@ -297,7 +298,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Mcts { model, sims, movetime, reuse, .. } => {
                 let name = model.file_stem().map_or_else(|| model.display().to_string(), |s| s.to_string_lossy().into_owned());
                 // On a clock the clock decides the simulations.
-                let sims = opt("sims", Some(sims.to_string()).filter(|_| tc.is_none()));
+                let sims = opt("sims", sims.map(|s| s.to_string()).filter(|_| tc.is_none()));
                 let reuse = opt("reuse", reuse.map(|r| r.to_string()));
                 write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), sims, opt("movetime", movetime.map(|d| d.to_string())), reuse, tc]))
             }
@@ -370,10 +371,9 @@ pub fn any_game_player<G: Encode>(
             if let Some(r) = reuse {
                 config.play_tree_reuse = *r;
             }
-            // On a clock, the clock decides how long to search.
-            let nodes = if tc.is_some() { None } else { Some(u64::from(*sims)) };
+            let nodes = mcts_node_limit(*sims, movetime.is_some(), tc.is_some(), config.playouts);
             Ok((
-                Box::new(MctsPlayer::<G, _>::new(net, &config, *sims).with_oracle(oracle)),
+                Box::new(MctsPlayer::<G, _>::new(net, &config, sims.unwrap_or(config.playouts)).with_oracle(oracle)),
                 Limits { nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() },
             ))
         }
@@ -393,9 +393,30 @@ pub trait Contestants<G: crate::game::Game>: Sync {
     }
 }
 
+/// The simulation cap of an `mcts` spec: none on a clock (the clock decides how long to
+/// search) or with a move time and no `sims` (the time is searched whole); `sims` when given;
+/// with neither `sims` nor a time, `playouts` (`mcts.playouts`).
+fn mcts_node_limit(sims: Option<u32>, movetime: bool, clock: bool, playouts: u32) -> Option<u64> {
+    match (clock, sims, movetime) {
+        (true, _, _) | (false, None, true) => None,
+        (false, s, _) => Some(u64::from(s.unwrap_or(playouts))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timed_mcts_player_without_sims_searches_its_whole_time() {
+        let timed: PlayerSpec = "mcts:model=a.jzm,movetime=1000".parse().unwrap();
+        assert!(matches!(timed, PlayerSpec::Mcts { sims: None, movetime: Some(1000), .. }));
+        assert_eq!(timed.to_string(), "mcts:model=a,movetime=1000");
+        assert_eq!(mcts_node_limit(None, true, false, 400), None);
+        assert_eq!(mcts_node_limit(Some(64), true, false, 400), Some(64), "sims and movetime: both bound it");
+        assert_eq!(mcts_node_limit(None, false, false, 400), Some(400), "neither: mcts.playouts");
+        assert_eq!(mcts_node_limit(Some(64), false, true, 400), None, "a clock decides");
+    }
 
     #[test]
     fn specs_parse_and_print() {

@@ -55,8 +55,8 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
             PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, reuse: None, tc: None, .. },
             Some(na),
             Some(nb),
-        ) if sa == sb && book.is_none() && args.log.is_none() => {
-            let search = NetworkSearch { mcts: &config.mcts, sims: *sa, games_in_flight: 16 };
+        ) if sa.unwrap_or(config.mcts.playouts) == sb.unwrap_or(config.mcts.playouts) && book.is_none() && args.log.is_none() => {
+            let search = NetworkSearch { mcts: &config.mcts, sims: sa.unwrap_or(config.mcts.playouts), games_in_flight: 16 };
             run_network_match(&**na, &**nb, search, &settings, |_, t, llr| progress(t, llr))
         }
         _ => {

@@ -27,7 +27,7 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     let spec = match (args.engine, &args.model) {
         (Some(EngineKind::Alphabeta), Some(_)) => anyhow::bail!("--model is the network of --engine mcts; leave it out to play the classical engine"),
         (Some(EngineKind::Mcts) | None, Some(path)) => {
-            PlayerSpec::Mcts { model: path.clone(), sims: config.mcts.playouts, movetime: None, c_puct: None, reuse: None, tc: None }
+            PlayerSpec::Mcts { model: path.clone(), sims: Some(config.mcts.playouts), movetime: None, c_puct: None, reuse: None, tc: None }
         }
         _ => G::classical(&settings),
     };

@@ -86,6 +86,11 @@ pub struct MctsConfig {
     /// Leaves each of a player's threads gathers before calling the network, kept apart by
     /// virtual loss (the protocol's `MinibatchSize`; PUCT only, Gumbel search takes one).
     pub play_minibatch: usize,
+    /// Players prove wins and losses in their trees (MCTS-Solver: a finished game or a table
+    /// result proves its node, a node with a won move is won, one whose moves all lose is
+    /// lost): proven-lost moves are never searched again, a proven win is played at once and
+    /// reported as `score mate N`. Self-play searches never prove.
+    pub play_solver: bool,
 }
 
 impl Default for MctsConfig {
@@ -109,6 +114,7 @@ impl Default for MctsConfig {
             play_tree_reuse: true,
             play_threads: 1,
             play_minibatch: 1,
+            play_solver: true,
         }
     }
 }

@@ -86,7 +86,9 @@ fn run_batch<G: Encode, E: Evaluator<G> + ?Sized>(
     {
         let Ok(mut guard) = shared.lock() else { return false };
         let s = &mut *guard;
-        if s.started >= budget.sims || budget.stop.load(Ordering::Relaxed) || budget.deadline.is_some_and(|d| Instant::now() >= d) {
+        // A proven root (the players' solver) ends the search as the budget does.
+        let spent = s.started >= budget.sims || s.search.root_proven();
+        if spent || budget.stop.load(Ordering::Relaxed) || budget.deadline.is_some_and(|d| Instant::now() >= d) {
             return false;
         }
         let want = (minibatch as u32).min(budget.sims - s.started);

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::oracle::{Oracle, best_move};
 use super::parallel::{Budget, Lane, search_parallel};
+use super::search::Proof;
 use super::{Algorithm, Batch, MctsConfig, Search};
 use crate::game::Encode;
 use crate::mcts::Evaluator;
@@ -116,6 +117,7 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             search.reseed(game.hash());
         }
         search.set_oracle(self.oracle.clone());
+        search.set_solver(self.config.play_solver);
         search.set_budget(if sims >= INFINITE_SIMULATIONS { self.config.playouts } else { sims });
         let mut done = 0u32;
         let mut last_report = start;
@@ -138,13 +140,20 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             done = search_parallel(&mut search, &mut self.batch.caches[0], &*self.evaluator, &mut self.lanes, minibatch, &budget, &mut progress);
         } else {
             let evaluators: [&dyn Evaluator<G>; 1] = [&*self.evaluator];
-            while done < sims && !self.stop.load(Ordering::Relaxed) {
+            // A timed search without a node limit stops once its move is settled (PUCT: the
+            // move played is the most visited).
+            let prune = limits.nodes.is_none() && self.config.algorithm == Algorithm::Puct;
+            // A proven root ends the search: more simulations would change nothing.
+            while done < sims && !self.stop.load(Ordering::Relaxed) && !search.root_proven() {
                 // One simulation a round (the deadline is checked between them).
                 self.batch.round(std::slice::from_mut(&mut search), &evaluators);
                 done += 1;
                 if done.is_multiple_of(8) {
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        break;
+                    if let Some(d) = deadline {
+                        let now = Instant::now();
+                        if now >= d || (prune && settled(&search, done, now - start, d - now)) {
+                            break;
+                        }
                     }
                     if last_report.elapsed() >= REPORT_EVERY {
                         last_report = Instant::now();
@@ -189,6 +198,19 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
     }
 }
 
+/// Whether the most visited root move can no longer be overtaken: it leads the next (moves
+/// proven lost left out) by more visits than the search would run in the time `left` at the
+/// speed it ran for `spent` (lc0's smart pruning). The time saved goes to later moves on a
+/// clock.
+fn settled<G: Encode>(search: &Search<G>, sims: u32, spent: std::time::Duration, left: std::time::Duration) -> bool {
+    const AT_LEAST: u32 = 64;
+    if sims < AT_LEAST {
+        return false;
+    }
+    let rate = f64::from(sims) / spent.as_secs_f64().max(1e-6);
+    f64::from(search.visit_lead()) > rate * left.as_secs_f64()
+}
+
 /// How often a search reports its progress.
 const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
@@ -219,18 +241,22 @@ fn report<G: Encode>(search: &Search<G>, sims: u32, start: Instant, limits: &Lim
     };
     let multipv = limits.multipv;
     let lines = search.lines(multipv.max(1) as usize, 64);
+    let score = |q: f32, proof: Option<Proof>| match proof {
+        Some(p) => format!("mate {}", p.mate_moves()),
+        None => format!("cp {}", value_to_cp(q)),
+    };
     if lines.is_empty() {
-        info(&format!("{head} score cp {}{}", value_to_cp(search.root_value()), wdl_text(search.root_wdl())));
+        info(&format!("{head} score {}{}", score(search.root_value(), search.root_proof()), wdl_text(search.root_wdl())));
         return;
     }
     let several = lines.len() > 1 || multipv > 1;
-    for (k, (_, q, split, line)) in lines.iter().enumerate() {
+    for (k, (_, q, split, line, proof)) in lines.iter().enumerate() {
         let pv: Vec<String> = line.iter().map(|m| m.to_string()).collect();
-        // The best line's score is the root's value (what the search believes of the position);
-        // the others', their own mean.
-        let (cp, split) = if k == 0 { (value_to_cp(search.root_value()), search.root_wdl()) } else { (value_to_cp(*q), *split) };
+        // The best line's score is the root's value (what the search believes of the position,
+        // or its proven result); the others', their own mean or proof.
+        let (text, split) = if k == 0 { (score(search.root_value(), search.root_proof().or(*proof)), search.root_wdl()) } else { (score(*q, *proof), *split) };
         let multi = if several { format!(" multipv {}", k + 1) } else { String::new() };
-        info(&format!("{head}{multi} score cp {cp}{} pv {}", wdl_text(split), pv.join(" ")));
+        info(&format!("{head}{multi} score {text}{} pv {}", wdl_text(split), pv.join(" ")));
     }
 }
 

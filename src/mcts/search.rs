@@ -14,9 +14,11 @@ use super::gumbel::{self, GumbelParams};
 use super::tree::{CHANCE, EXPANDED, Node, PENDING, ROOT, TERMINAL, Tree, UNEXPANDED, sign};
 
 mod parking;
+mod solver;
 use super::{Algorithm, MctsConfig};
 use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
+pub use solver::Proof;
 
 /// The moves-left utility of a visited child whose value for the player choosing is `q`: with
 /// `q > 0` a child that ends the game sooner than its parent expects gains up to `max_effect`,
@@ -127,6 +129,8 @@ pub struct Search<G: Encode> {
     /// The evaluator returned a value or a legal move's logit that is not a finite number
     /// (see [`Search::network_failed`]).
     network_failed: bool,
+    /// Prove wins and losses in the tree (see `solver`; the players' `mcts.play_solver`).
+    solver: bool,
 }
 
 /// Orders nodes by visits, ties by prior: the move played, the lines reported and the
@@ -165,7 +169,14 @@ impl<G: Encode> Search<G> {
             parked_states: Vec::new(),
             oracle: None,
             network_failed: false,
+            solver: false,
         }
+    }
+
+    /// Proves wins and losses in the tree from now on (see `solver`): players do
+    /// (`mcts.play_solver`), self-play does not.
+    pub fn set_solver(&mut self, on: bool) {
+        self.solver = on;
     }
 
     /// Values the positions `oracle` knows exactly (below the root), as finished games.
@@ -266,21 +277,22 @@ impl<G: Encode> Search<G> {
     /// value for the root's player, its win/draw/loss split for that player (`None` without
     /// draw estimates since the root last changed) and its line (the move, then the
     /// most-visited replies; at most `max` moves).
-    pub fn lines(&self, k: usize, max: usize) -> Vec<(u32, f32, Option<[f32; 3]>, Vec<G::Move>)> {
+    pub fn lines(&self, k: usize, max: usize) -> Vec<(u32, f32, Option<[f32; 3]>, Vec<G::Move>, Option<Proof>)> {
         let s = self.root_sign();
         let first = self.tree.root().first_child as usize;
-        let mut children: Vec<usize> = self.tree.root().children().filter(|&c| self.tree.nodes[c].visits > 0).collect();
-        children.sort_by(|&a, &b| most_visited(&self.tree.nodes[b], &self.tree.nodes[a]));
+        let mut children: Vec<(usize, Option<Proof>)> =
+            self.tree.root().children().filter(|&c| self.tree.nodes[c].visits > 0).map(|c| (c, self.child_proof(c))).collect();
+        children.sort_by(|&(a, pa), &(b, pb)| solver::rank(&self.tree.nodes[b], pb, &self.tree.nodes[a], pa));
         children.truncate(k);
         children
             .into_iter()
-            .map(|c| {
+            .map(|(c, proof)| {
                 let n = &self.tree.nodes[c];
                 let mut line = vec![n.mv];
                 line.extend(self.line_below(n, max.saturating_sub(1)));
                 let q = n.mean() * s;
                 let split = self.draws.get(1 + c - first).filter(|d| d.1 > 0).map(|&(sum, k)| wdl(q, sum / k as f32));
-                (n.visits, q, split, line)
+                (n.visits, q, split, line, proof)
             })
             .collect()
     }
@@ -441,6 +453,11 @@ impl<G: Encode> Search<G> {
         let mut best = node.first_child;
         let mut best_score = f32::NEG_INFINITY;
         for (i, c) in children.iter().enumerate() {
+            // A move proven lost is never tried again (some other is not, or the node would be
+            // proven itself).
+            if c.proof != 0 && f32::from(c.proof) * s < 0.0 {
+                continue;
+            }
             let mut q = if c.visits > 0 { c.mean() * s } else { fpu };
             if use_moves_left && c.visits > 0 {
                 q += moves_left_utility(q, parent_m, c.moves_left(), slope, max_effect);
@@ -552,6 +569,11 @@ impl<G: Encode> Search<G> {
         self.path.push(id);
         loop {
             let node = self.tree.nodes[id as usize];
+            if node.proof != 0 {
+                // Proven: its exact value, whatever lies below (only the solver proves).
+                self.backprop(f32::from(node.proof), node.moves_left(), 0.0);
+                return Step::Done;
+            }
             match node.state {
                 TERMINAL => {
                     self.backprop(node.terminal_value, 0.0, terminal_draw(node.terminal_value));
@@ -577,6 +599,7 @@ impl<G: Encode> Search<G> {
                         let n = &mut self.tree.nodes[id as usize];
                         n.state = TERMINAL;
                         n.terminal_value = v;
+                        self.prove_leaf(v);
                         self.backprop(v, 0.0, terminal_draw(v));
                         return Step::Done;
                     }
@@ -599,6 +622,7 @@ impl<G: Encode> Search<G> {
                             let n = &mut self.tree.nodes[id as usize];
                             n.state = TERMINAL;
                             n.terminal_value = v;
+                            self.prove_leaf(v);
                             self.backprop(v, f32::from(e.plies), terminal_draw(v));
                             return Step::Done;
                         }
@@ -672,14 +696,25 @@ impl<G: Encode> Search<G> {
 
     /// The most visited root move (ties: higher prior; Gumbel search: ties by
     /// `g + logit + σ(q̂)`, the survivor of sequential halving).
+    /// With proofs in the tree (the players' solver), a proven win comes first, the shortest,
+    /// and a proven loss last, the longest (see `solver::rank`).
     pub fn best_move(&self) -> Option<G::Move> {
         let r = self.tree.root();
-        if self.is_gumbel() && r.state == EXPANDED && r.to_move != CHANCE {
+        let proofs = self.solver && self.tree.nodes[r.children()].iter().any(|c| c.proof != 0);
+        if self.is_gumbel() && r.state == EXPANDED && r.to_move != CHANCE && !proofs {
             let s = sign(r.to_move);
             let children = &self.tree.nodes[r.children()];
             if let Some(i) = gumbel::final_choice(children, s, r.terminal_value * s, &self.gumbel, &self.gumbel_params) {
                 return Some(children[i].mv);
             }
+        }
+        if proofs {
+            let nodes = &self.tree.nodes;
+            return r
+                .children()
+                .map(|c| (c, self.child_proof(c)))
+                .max_by(|&(a, pa), &(b, pb)| solver::rank(&nodes[a], pa, &nodes[b], pb))
+                .map(|(c, _)| nodes[c].mv);
         }
         self.tree.nodes[r.children()].iter().max_by(|a, b| most_visited(a, b)).map(|c| c.mv)
     }
@@ -688,7 +723,8 @@ impl<G: Encode> Search<G> {
     /// visited move when the temperature is (near) zero.
     /// Gumbel search always plays its sequential-halving survivor (its Gumbel noise explores).
     pub fn choose_move(&mut self, temperature: f32) -> Option<G::Move> {
-        if temperature < 1e-3 || self.is_gumbel() {
+        // A proven result at the root leaves nothing to sample: win at once, lose slowest.
+        if temperature < 1e-3 || self.is_gumbel() || self.root_proven() {
             return self.best_move();
         }
         // The visited children's counts (pruned of forced playouts when they ran).

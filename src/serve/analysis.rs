@@ -141,6 +141,10 @@ pub struct MctsView {
     /// The root's exact result when the endgame tables hold it ("tablebase win in 17").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact: Option<String>,
+    /// The root's result when the search proved it (`mcts.play_solver`), as `score mate N`
+    /// counts: moves of the winner, negative when the side to move loses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i64>,
 }
 
 /// Root children shown.
@@ -161,6 +165,7 @@ fn mcts_view<G: Encode>(search: &Search<G>, sims: u32, start: Instant, exact: &O
         children,
         pv,
         exact: exact.clone(),
+        mate: search.root_proof().map(|p| p.mate_moves()),
     }
 }
 
@@ -189,13 +194,14 @@ pub fn run_mcts<G: Encode>(
     let mut batch = Batch::new::<G>(1, 1, config.cache_entries.min(1 << 14));
     let mut search = Search::new(game.clone(), &config, game.hash());
     search.set_budget(sims);
+    search.set_solver(config.play_solver);
     let exact = oracle.as_ref().and_then(|o| o.exact(game).map(|e| e.describe(o.source())));
     search.set_oracle(oracle);
     let evaluators: [&dyn Evaluator<G>; 1] = [net];
     let mut done = 0u32;
     let mut last = start;
     if game.outcome().is_none() {
-        while done < sims && !stop.load(Ordering::Relaxed) {
+        while done < sims && !stop.load(Ordering::Relaxed) && !search.root_proven() {
             batch.round(std::slice::from_mut(&mut search), &evaluators);
             done += 1;
             if done.is_multiple_of(8) {

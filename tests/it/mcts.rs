@@ -505,7 +505,7 @@ fn the_root_splits_its_value_into_win_draw_and_loss() {
     let [w, d, l] = s.root_wdl().unwrap();
     assert!((d - 0.6).abs() < 1e-5 && (w - 0.2).abs() < 1e-5 && (l - 0.2).abs() < 1e-5, "{w} {d} {l}");
     // Each reported line has its own split, adding up to 1.
-    for (_, q, split, _) in s.lines(3, 4) {
+    for (_, q, split, _, _) in s.lines(3, 4) {
         let [w, d, l] = split.unwrap();
         assert!((w + d + l - 1.0).abs() < 1e-5 && (w - l - q).abs() < 1e-4, "{w} {d} {l} q {q}");
     }
