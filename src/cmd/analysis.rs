@@ -4,31 +4,65 @@
 //! their leaves go to the network in shared batches through the inference server. A query that
 //! cannot be read gets one line `{"id": ..., "error": "..."}` and the engine goes on; the end of
 //! the input ends the engine once every query has been answered. At most `WAITING_PER_THREAD`
-//! positions per thread wait for a search: past that the input is not read until one starts, so
-//! a client that sends without end is held back instead of filling the memory.
+//! positions per thread wait for a search, highest `priority` first: past that the input is not
+//! read until one starts, so a client that sends without end is held back instead of filling the
+//! memory.
 //!
 //! A query: `{"id": "a", "initialFen": FEN (default: the start), "moves": ["a3a4", ...],
 //! "rules": "repetition=off" (over the config's), "maxVisits": 800, "maxTime": 2.5 (seconds),
 //! "analyzeTurns": [0, 2] (default: the position after the last move), "includePolicy": true,
-//! "maxMoves": 10 (default 10)}`, read and checked by `junglezero::entries::analysis`.
+//! "maxMoves": 10 (default 10), "priority": 0, "reportDuringSearchEvery": 0.5}`, read and
+//! checked by `junglezero::entries::analysis`. An action: `{"id": "b", "action":
+//! "query_version"}`, `{"id": "c", "action": "terminate", "terminateId": "a", "turnNumbers": [2]}`
+//! or `{"id": "d", "action": "terminate_all"}`.
 
 use std::io::{BufReader, Write};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Mutex, mpsc};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use junglezero::config::Config;
 use junglezero::entries::HouseGame;
-use junglezero::entries::analysis::{Job, Plan, WAITING_PER_THREAD};
+use junglezero::entries::analysis::{Action, Job, Plan, WAITING_PER_THREAD, read_action};
+use junglezero::entries::waiting::Waiting;
 use junglezero::game::Turn;
 use junglezero::mcts::server::{ServerConfig, ServerStats, with_server};
 use junglezero::mcts::{Evaluator, MctsConfig};
 use junglezero::nn::burn_eval::NetEvaluator;
-use junglezero::serve::analysis::{MctsBudget, network_view, run_mcts};
+use junglezero::serve::analysis::{MctsBudget, MctsView, NetworkView, network_view, run_mcts};
 use junglezero::store::{caps, lines::CappedLines};
 use serde_json::{Value, json};
 
 use crate::cli::AnalysisArgs;
+
+/// The searches running now: the query and turn of each, and the flag that stops it.
+#[derive(Default)]
+struct Running {
+    searches: Mutex<Vec<(u64, String, usize, Arc<AtomicBool>)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl Running {
+    fn add(&self, id: &str, turn: usize) -> (u64, Arc<AtomicBool>) {
+        let key = self.next.fetch_add(1, Ordering::Relaxed);
+        let stop = Arc::new(AtomicBool::new(false));
+        self.searches.lock().unwrap_or_else(|e| e.into_inner()).push((key, id.to_string(), turn, stop.clone()));
+        (key, stop)
+    }
+
+    fn remove(&self, key: u64) {
+        self.searches.lock().unwrap_or_else(|e| e.into_inner()).retain(|s| s.0 != key);
+    }
+
+    /// Raises the stop flag of every running search `action` stops.
+    fn stop(&self, action: &Action) {
+        for (_, id, turn, stop) in self.searches.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            if action.stops(id, *turn) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
 
 pub fn run(args: AnalysisArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -46,8 +80,8 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
     };
     // Bounded: the reader waits for a free place, so the memory held by waiting positions is
     // capped whatever the client sends.
-    let (tx, rx) = mpsc::sync_channel::<Job<G>>(threads * WAITING_PER_THREAD);
-    let rx = Mutex::new(rx);
+    let queue = Waiting::<Job<G>>::new(threads * WAITING_PER_THREAD);
+    let running = Running::default();
     let stats = ServerStats::default();
     let server = ServerConfig { max_batch: 256, max_wait: Duration::from_millis(2), clients: threads };
     let mcts = MctsConfig { dirichlet_fraction: 0.0, ..config.mcts.clone() };
@@ -57,10 +91,11 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| {
-                    loop {
-                        let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                        let Ok(job) = job else { break };
-                        say(answer(&job, client, &net, &mcts));
+                    while let Some(job) = queue.pop() {
+                        let (key, stop) = running.add(&job.id, job.turn);
+                        let a = answer(&job, client, &net, &mcts, &stop, &say);
+                        running.remove(key);
+                        say(a);
                     }
                 });
             }
@@ -74,13 +109,20 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
                         continue;
                     }
                 };
-                match Plan::<G>::read(&line, config) {
-                    // Waits while the queue is full: the input is read no faster than searched.
-                    Ok(plan) => plan.for_each_job(|job| tx.send(job).is_ok()),
-                    Err((id, e)) => say(json!({ "id": id, "error": junglezero::check::clip_message(&e) })),
+                match read_action(&line) {
+                    Some(Ok((id, action))) => act(&id, &action, &queue, &running, &say),
+                    Some(Err((id, e))) => say(json!({ "id": id, "error": junglezero::check::clip_message(&e) })),
+                    None => match Plan::<G>::read(&line, config) {
+                        // Waits while the queue is full: the input is read no faster than searched.
+                        Ok(plan) => {
+                            let priority = plan.priority();
+                            plan.for_each_job(|job| queue.push(job, priority));
+                        }
+                        Err((id, e)) => say(json!({ "id": id, "error": junglezero::check::clip_message(&e) })),
+                    },
                 }
             }
-            drop(tx);
+            queue.close();
         });
     });
     let calls = stats.calls.load(std::sync::atomic::Ordering::Relaxed);
@@ -89,16 +131,50 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
     Ok(())
 }
 
-/// Searches one job's position and says what it found.
-fn answer<G: HouseGame>(job: &Job<G>, client: &dyn Evaluator<G>, net: &NetEvaluator, mcts: &MctsConfig) -> Value {
+/// Does what an action line asks and acknowledges it (after the answers it causes).
+fn act<G>(id: &str, action: &Action, queue: &Waiting<Job<G>>, running: &Running, say: &dyn Fn(Value)) {
+    match action {
+        Action::QueryVersion => say(json!({ "id": id, "action": "query_version", "version": env!("CARGO_PKG_VERSION") })),
+        Action::Terminate { .. } | Action::TerminateAll { .. } => {
+            for job in queue.remove(|job| action.stops(&job.id, job.turn)) {
+                say(json!({ "id": job.id, "turnNumber": job.turn, "isDuringSearch": false, "noResults": true }));
+            }
+            running.stop(action);
+            let mut ack = json!({ "id": id, "action": if matches!(action, Action::TerminateAll { .. }) { "terminate_all" } else { "terminate" } });
+            if let Action::Terminate { target, .. } = action {
+                ack["terminateId"] = json!(target);
+            }
+            if let Action::Terminate { turns: Some(t), .. } | Action::TerminateAll { turns: Some(t) } = action {
+                ack["turnNumbers"] = json!(t);
+            }
+            say(ack);
+        }
+    }
+}
+
+/// Searches one job's position until its budget is spent or `stop` is raised, saying partial
+/// answers as the query asks, and returns the final answer.
+fn answer<G: HouseGame>(job: &Job<G>, client: &dyn Evaluator<G>, net: &NetEvaluator, mcts: &MctsConfig, stop: &AtomicBool, say: &dyn Fn(Value)) -> Value {
     match job.game.turn() {
         Turn::Over(o) => return json!({ "id": job.id, "turnNumber": job.turn, "error": format!("the game is over: {}", G::outcome_text(&o)) }),
         Turn::Chance => return json!({ "id": job.id, "turnNumber": job.turn, "error": "the position waits for a flip's outcome" }),
         Turn::Player(_) => {}
     }
     let raw = network_view(net, &job.game);
-    let budget = MctsBudget { sims: job.visits, time: job.time, stop: &AtomicBool::new(false) };
-    let view = run_mcts(client, mcts, &job.game, budget, job.oracle.clone(), &mut |_| true);
+    let budget = MctsBudget { sims: job.visits, time: job.time, stop };
+    let mut last = Instant::now();
+    let view = run_mcts(client, mcts, &job.game, budget, job.oracle.clone(), &mut |v: &MctsView| {
+        if job.report_every.is_some_and(|every| last.elapsed() >= every) {
+            last = Instant::now();
+            say(render(job, v, &raw, true));
+        }
+        true
+    });
+    render(job, &view, &raw, false)
+}
+
+/// An answer: the search's view of the position, during the search or at its end.
+fn render<G>(job: &Job<G>, view: &MctsView, raw: &NetworkView, during: bool) -> Value {
     let winrate = |q: f32| (1.0 + q) / 2.0;
     let moves: Vec<Value> = view
         .children
@@ -129,7 +205,10 @@ fn answer<G: HouseGame>(job: &Job<G>, client: &dyn Evaluator<G>, net: &NetEvalua
     if let Some(m) = raw.moves_left {
         root["rawMovesLeft"] = json!(m);
     }
-    let mut a = json!({ "id": job.id, "turnNumber": job.turn, "rootInfo": root, "moveInfos": moves, "timeMs": view.time_ms });
+    if let Some(m) = view.mate {
+        root["mate"] = json!(m);
+    }
+    let mut a = json!({ "id": job.id, "turnNumber": job.turn, "isDuringSearch": during, "rootInfo": root, "moveInfos": moves, "timeMs": view.time_ms });
     if job.include_policy {
         a["policy"] = json!(raw.policy);
     }

@@ -23,6 +23,11 @@ pub const MAX_QUERY_MOVES: usize = 4096;
 pub const MAX_REPORTED_MOVES: usize = 256;
 /// Positions waiting for a search, per search thread; the input waits while they are this many.
 pub const WAITING_PER_THREAD: usize = 4;
+/// The range of a query's `priority`.
+pub const MAX_PRIORITY: i64 = 1 << 30;
+/// The shortest interval between a search's partial answers (`reportDuringSearchEvery`, in
+/// seconds); the search looks at the clock five times a second.
+pub const MIN_REPORT_EVERY: f64 = 0.05;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -40,6 +45,73 @@ struct Query {
     #[serde(default)]
     include_policy: bool,
     max_moves: Option<f64>,
+    priority: Option<f64>,
+    report_during_search_every: Option<f64>,
+}
+
+/// A line that asks the engine to do something rather than to analyse (KataGo's `action`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ActionLine {
+    id: String,
+    action: String,
+    terminate_id: Option<String>,
+    turn_numbers: Option<Vec<f64>>,
+}
+
+/// What an action line asks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Say the engine's version.
+    QueryVersion,
+    /// Stop the searches of the query `target` (only the positions `turns` when given): a
+    /// running one answers with what it has found, a waiting one is answered `noResults`.
+    Terminate { target: String, turns: Option<Vec<usize>> },
+    /// The same for every query.
+    TerminateAll { turns: Option<Vec<usize>> },
+}
+
+impl Action {
+    /// Whether the position `turn` of query `id` is one this action stops.
+    pub fn stops(&self, id: &str, turn: usize) -> bool {
+        let turn_named = |turns: &Option<Vec<usize>>| turns.as_ref().is_none_or(|t| t.contains(&turn));
+        match self {
+            Action::QueryVersion => false,
+            Action::Terminate { target, turns } => target == id && turn_named(turns),
+            Action::TerminateAll { turns } => turn_named(turns),
+        }
+    }
+}
+
+/// The action a line asks for with its id, or (its id if it has one, why it cannot be done);
+/// `None` for a line without an `action` field (a query).
+pub fn read_action(line: &str) -> Option<Result<(String, Action), (Value, String)>> {
+    let value = serde_json::from_str::<Value>(line).ok()?;
+    value.get("action")?;
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    let fail = |e: String| Err((id.clone(), e));
+    let a: ActionLine = match serde_json::from_value(value.clone()) {
+        Ok(a) => a,
+        Err(e) => return Some(fail(format!("bad action: {e}"))),
+    };
+    let turns = match a.turn_numbers {
+        None => None,
+        Some(t) => match t.iter().map(|&v| whole(v, 0..=MAX_QUERY_MOVES)).collect::<Option<Vec<usize>>>() {
+            Some(t) => Some(t),
+            None => return Some(fail(format!("turnNumbers must be whole numbers from 0 to {MAX_QUERY_MOVES}"))),
+        },
+    };
+    let action = match (a.action.as_str(), a.terminate_id) {
+        ("query_version", None) if turns.is_none() => Action::QueryVersion,
+        ("terminate", Some(target)) => Action::Terminate { target, turns },
+        ("terminate", None) => return Some(fail("terminate needs terminateId (the id of the query to stop)".into())),
+        ("terminate_all", None) => Action::TerminateAll { turns },
+        ("query_version" | "terminate_all", Some(_)) | ("query_version", None) => {
+            return Some(fail(format!("{}: takes no terminateId or turnNumbers", a.action)));
+        }
+        (other, _) => return Some(fail(format!("unknown action '{}' (query_version, terminate, terminate_all)", crate::check::clip(other)))),
+    };
+    Some(Ok((a.id, action)))
 }
 
 /// `"name: "` for the first field of a query line that cannot be read on its own (a string
@@ -75,6 +147,10 @@ pub struct Job<G> {
     pub max_moves: usize,
     /// Exact values under the query's rules (the endgame tables), if any.
     pub oracle: Option<Arc<dyn Oracle<G>>>,
+    /// Higher is searched first among the waiting positions.
+    pub priority: i64,
+    /// Partial answers this often while it searches (`reportDuringSearchEvery`).
+    pub report_every: Option<Duration>,
 }
 
 /// A query read and checked: its start, its moves (all legal) and which positions to search.
@@ -89,9 +165,16 @@ pub struct Plan<G> {
     include_policy: bool,
     max_moves: usize,
     oracle: Option<Arc<dyn Oracle<G>>>,
+    priority: i64,
+    report_every: Option<Duration>,
 }
 
 impl<G: HouseGame> Plan<G> {
+    /// Higher is searched first among the waiting positions.
+    pub fn priority(&self) -> i64 {
+        self.priority
+    }
+
     /// The searches a query line asks for, or (its id if it has one, why not). The moves are
     /// replayed once here to check them; no position is kept.
     pub fn read(line: &str, config: &Config) -> Result<Plan<G>, (Value, String)> {
@@ -122,6 +205,16 @@ impl<G: HouseGame> Plan<G> {
             None => 10,
             Some(v) => whole(v, 1..=MAX_REPORTED_MOVES).ok_or_else(|| fail(format!("maxMoves must be a whole number from 1 to {MAX_REPORTED_MOVES}")))?,
         };
+        let priority = match q.priority {
+            None => 0,
+            Some(p) if p.fract() == 0.0 && p.abs() <= MAX_PRIORITY as f64 => p as i64,
+            Some(_) => return Err(fail(format!("priority must be a whole number from -{MAX_PRIORITY} to {MAX_PRIORITY}"))),
+        };
+        let report_every = match q.report_during_search_every {
+            None => None,
+            Some(t) if t.is_finite() && (MIN_REPORT_EVERY..=MAX_TIME).contains(&t) => Some(Duration::from_secs_f64(t)),
+            Some(_) => return Err(fail(format!("reportDuringSearchEvery must be a number of seconds from {MIN_REPORT_EVERY} to {MAX_TIME}"))),
+        };
         let given = q.analyze_turns.unwrap_or_else(|| vec![q.moves.len() as f64]);
         if given.is_empty() {
             return Err(fail("analyzeTurns is empty: name at least one turn, or leave it out for the last".into()));
@@ -141,7 +234,7 @@ impl<G: HouseGame> Plan<G> {
         for (i, text) in q.moves.iter().enumerate() {
             game.play_text_move(text).map_err(|e| fail(format!("moves: move {} ('{}'): {e}", i + 1, crate::check::clip(text))))?;
         }
-        Ok(Plan { id: q.id, start, moves: q.moves, turns, visits, time, include_policy: q.include_policy, max_moves, oracle })
+        Ok(Plan { id: q.id, start, moves: q.moves, turns, visits, time, include_policy: q.include_policy, max_moves, oracle, priority, report_every })
     }
 
     /// Replays the moves once more and gives `each` every position to analyse as it is
@@ -167,6 +260,8 @@ impl<G: HouseGame> Plan<G> {
                 include_policy: self.include_policy,
                 max_moves: self.max_moves,
                 oracle: self.oracle.clone(),
+                priority: self.priority,
+                report_every: self.report_every,
             };
             if !each(job) {
                 return;

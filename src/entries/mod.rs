@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod flip;
 pub mod jungle;
+pub mod waiting;
 
 use crate::arena::play::PlayedGame;
 use crate::config::Config;

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod analysis_actions;
 mod anti_chase;
 mod arena;
 mod cli;
@@ -16,6 +17,7 @@ mod hostile3_files;
 mod layering;
 mod mcts;
 mod mcts_reuse;
+mod mcts_solver;
 mod nn;
 mod perft;
 mod properties;
