@@ -198,17 +198,18 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
     }
 }
 
-/// Whether the most visited root move can no longer be overtaken: it leads the next (moves
-/// proven lost left out) by more visits than the search would run in the time `left` at the
-/// speed it ran for `spent` (lc0's smart pruning). The time saved goes to later moves on a
-/// clock.
+/// Whether the most visited root move can no longer be overtaken: it is the only move not
+/// proven lost, or it leads the next by more visits than the search would run in the time
+/// `left` at the speed it ran for `spent` (lc0's smart pruning). The time saved goes to later
+/// moves on a clock.
 fn settled<G: Encode>(search: &Search<G>, sims: u32, spent: std::time::Duration, left: std::time::Duration) -> bool {
     const AT_LEAST: u32 = 64;
     if sims < AT_LEAST {
         return false;
     }
     let rate = f64::from(sims) / spent.as_secs_f64().max(1e-6);
-    f64::from(search.visit_lead()) > rate * left.as_secs_f64()
+    let lead = search.visit_lead();
+    lead == u32::MAX || f64::from(lead) > rate * left.as_secs_f64()
 }
 
 /// How often a search reports its progress.

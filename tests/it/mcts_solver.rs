@@ -65,11 +65,11 @@ fn moves_proven_lost_are_not_played_and_a_lost_root_says_how_long() {
     assert_eq!(s.root_proof().unwrap().mate_moves(), -1);
 }
 
-#[test]
-fn the_protocol_reports_a_proven_win_as_mate_and_stops_early() {
+/// The protocol's lines from `info` to `bestmove` after `script` (the input stays open until
+/// the answer: at its end the search would be stopped).
+fn protocol_answer(script: &str) -> Vec<String> {
     use std::io::{BufRead, BufReader};
     use std::time::Duration;
-    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
     let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
         .arg("uci")
         .stdin(Stdio::piped())
@@ -78,8 +78,6 @@ fn the_protocol_reports_a_proven_win_as_mate_and_stops_early() {
         .spawn()
         .expect("binary starts");
     let mut input = child.stdin.take().unwrap();
-    // The input stays open until the answer: at its end the search would be stopped.
-    let script = format!("setoption name Engine value mcts\nsetoption name Model value {model}\nposition fen {WIN_IN_TWO}\ngo nodes 100000\n");
     input.write_all(script.as_bytes()).unwrap();
     input.flush().unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<String>();
@@ -99,10 +97,35 @@ fn the_protocol_reports_a_proven_win_as_mate_and_stops_early() {
     }
     drop(input);
     let _ = child.wait();
+    lines
+}
+
+/// The `nodes` of the last `info` line.
+fn last_nodes(lines: &[String]) -> u64 {
+    let last = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap_or_else(|| panic!("no info: {lines:?}"));
+    last.split_whitespace().skip_while(|w| *w != "nodes").nth(1).unwrap().parse().unwrap()
+}
+
+const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+
+#[test]
+fn the_protocol_reports_a_proven_win_as_mate_and_stops_early() {
+    let lines = protocol_answer(&format!("setoption name Engine value mcts\nsetoption name Model value {MODEL}\nposition fen {WIN_IN_TWO}\ngo nodes 100000\n"));
     let best = lines.iter().find_map(|l| l.strip_prefix("bestmove ")).unwrap_or_else(|| panic!("no bestmove: {lines:?}"));
     assert!(best == "e8d8" || best == "e8e9", "{lines:?}");
     let last = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
     assert!(last.contains(" score mate 2 "), "{last}");
-    let nodes: u64 = last.split_whitespace().skip_while(|w| *w != "nodes").nth(1).unwrap().parse().unwrap();
-    assert!(nodes < 100_000, "the proven root ends the search: {last}");
+    assert!(last_nodes(&lines) < 100_000, "the proven root ends the search: {last}");
+}
+
+#[test]
+fn a_timed_search_stops_once_its_move_cannot_change() {
+    // Red's only piece, a Rat in the corner beside a Blue Cat it cannot take, has one move.
+    let lines = protocol_answer(&format!(
+        "setoption name Engine value mcts\nsetoption name Model value {MODEL}\nposition fen Rc5/7/7/7/7/7/7/7/7 w\ngo movetime 5000\n"
+    ));
+    assert_eq!(lines.last().map(String::as_str), Some("bestmove a9a8"), "{lines:?}");
+    // Five seconds would be tens of thousands of simulations; once the only move leads by more
+    // than the time left can bring, the search ends.
+    assert!(last_nodes(&lines) < 2_000, "{lines:?}");
 }

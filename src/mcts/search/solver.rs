@@ -90,21 +90,23 @@ impl<G: Encode> Search<G> {
     }
 
     /// Visits by which the most visited root move leads the next one, moves proven lost left
-    /// out (they get no more visits); 0 before two moves can be compared.
+    /// out (they get no more visits); `u32::MAX` when one move is left to choose (nothing can
+    /// overtake it), 0 before the root is expanded.
     pub fn visit_lead(&self) -> u32 {
         let s = self.root_sign();
-        let (mut first, mut second) = (0u32, 0u32);
+        let (mut first, mut second, mut moves) = (0u32, 0u32, 0usize);
         for c in &self.tree.nodes[self.tree.root().children()] {
             if c.proof != 0 && f32::from(c.proof) * s < 0.0 {
                 continue;
             }
+            moves += 1;
             if c.visits > first {
                 (first, second) = (c.visits, first);
             } else if c.visits > second {
                 second = c.visits;
             }
         }
-        first - second
+        if moves == 1 { u32::MAX } else { first - second }
     }
 
     /// Whether the root's result is proven (further simulations change nothing).
