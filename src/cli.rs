@@ -297,6 +297,28 @@ pub enum BenchCommand {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// Den races the network must search out: MCTS with and without its solver on 3-piece
+    /// positions the tables know to be long wins (the tables judge, MCTS does not see them):
+    /// wins kept, fastest wins, wins proven at the root.
+    Races {
+        /// The tables' folder (3 pieces at least).
+        #[arg(long, value_name = "DIR")]
+        tb: PathBuf,
+        /// The network (.jzm).
+        #[arg(long)]
+        model: PathBuf,
+        /// Simulations per position.
+        #[arg(long, default_value_t = 800)]
+        sims: u32,
+        /// Positions.
+        #[arg(long, default_value_t = 100)]
+        positions: usize,
+        /// The shortest win sampled, in plies.
+        #[arg(long, default_value_t = 15)]
+        min_plies: u16,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Training samples per second for the configured net and the GPU-sized net.
     Train {
         /// Timed optimiser steps per net (after two warm-up steps).

@@ -6,6 +6,7 @@ pub mod arena;
 pub mod average;
 pub mod bench;
 pub mod bench_player;
+pub mod bench_races;
 pub mod bench_tb;
 pub mod export;
 pub mod inspect;

@@ -1,0 +1,66 @@
+//! `junglezero bench races --tb DIR --model FILE`: den races the network must search out. On
+//! endgame positions the tables know to be long wins for the side to move, MCTS with the network
+//! (and without the tables) chooses a move with and without its solver (`mcts.play_solver`);
+//! the tables then judge it: whether it keeps the win, whether it is a fastest win, and how many
+//! searches proved the win at the root.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use junglezero::game::{Encode, Game};
+use junglezero::jungle::JungleGame;
+use junglezero::mcts::{MctsConfig, MctsPlayer};
+use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::player::{Limits, Player};
+use junglezero::tb::{Tablebase, Value};
+
+use crate::cli::ConfigArgs;
+
+pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions: usize, min_plies: u16, args: &ConfigArgs) -> anyhow::Result<()> {
+    let config = super::load_config(args)?;
+    let rules = config.rules;
+    let tb = Arc::new(Tablebase::open(dir, &rules)?);
+    let net = Arc::new(NetEvaluator::load(model, &config.hardware, JungleGame::SHAPE).with_context(|| model.display().to_string())?);
+    let sample: Vec<(JungleGame, u16)> =
+        junglezero::entries::jungle::tablebase::sample(&tb, &rules, positions, 2026, 3..=3, &|e| e.value > 0.0 && e.plies >= min_plies)
+            .into_iter()
+            .map(|(g, e)| (g, e.plies))
+            .collect();
+    if sample.is_empty() {
+        anyhow::bail!("no win of {min_plies} plies or more found in {}", dir.display());
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{} positions of 3 pieces won in {min_plies}+ plies for the side to move; MCTS {sims} simulations, no tables", sample.len())?;
+    let limits = Limits { nodes: Some(u64::from(sims)), ..Limits::default() };
+    for solver in [false, true] {
+        let mcts = MctsConfig { play_solver: solver, play_tree_reuse: false, ..config.mcts.clone() };
+        let (mut kept, mut fastest, mut proven, mut visits, mut secs) = (0, 0, 0, 0u64, 0f64);
+        for (game, plies) in &sample {
+            let mut player = MctsPlayer::<JungleGame, _>::new(net.clone(), &mcts, sims);
+            let start = Instant::now();
+            let best = player.choose(game, &limits, &mut |_| {});
+            secs += start.elapsed().as_secs_f64();
+            if let Some(s) = player.last_search() {
+                visits += u64::from(s.root_visits());
+                proven += usize::from(s.root_proof().is_some_and(|p| p.win));
+            }
+            let Some(mv) = best else { continue };
+            let mut child = game.clone();
+            child.play_unchecked(mv);
+            let after = if child.outcome().is_some() { Some(Value::Loss(0)) } else { tb.probe(child.position()).ok() };
+            if let Some(Value::Loss(k)) = after {
+                kept += 1;
+                fastest += usize::from(k + 1 == *plies || (child.outcome().is_some() && *plies == 1));
+            }
+        }
+        writeln!(
+            out,
+            "{:<12} keeps the win {kept}/{n}  fastest win {fastest}/{n}  proven at the root {proven}/{n}  visits {visits}  time {secs:.2} s",
+            if solver { "solver on" } else { "solver off" },
+            n = sample.len()
+        )?;
+    }
+    Ok(())
+}
