@@ -7,6 +7,7 @@
 pub mod average;
 pub mod bench;
 pub mod burn_eval;
+pub mod catch_panic;
 pub mod cpu_kernels;
 #[cfg(feature = "cudnn")]
 pub mod cudnn;
@@ -14,6 +15,7 @@ pub mod device;
 pub mod export;
 pub mod fused;
 pub mod gpu_plan;
+pub mod gpu_sizes;
 pub mod import;
 pub mod model;
 pub mod modelfile;
