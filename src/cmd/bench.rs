@@ -107,6 +107,9 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
         out.flush()?;
         batch *= 2;
     }
+    if let Some(tunings) = eval.gpu_tunings() {
+        writeln!(out, "cuDNN algorithm tunings: {tunings} (one per stream and power-of-two batch bucket)")?;
+    }
     Ok(())
 }
 
@@ -244,6 +247,9 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
         writeln!(out, "no inference server: each worker calls the network, mean batch {mean_batch} on the device")?;
     }
     let y = raw_throughput(&eval, mean_batch, threads, (seconds / 3.0).clamp(2.0, 10.0));
+    if let Some(tunings) = eval.gpu_tunings() {
+        writeln!(out, "cuDNN algorithm tunings: {tunings} (one per stream and power-of-two batch bucket)")?;
+    }
     writeln!(out, "selfplay evals/s {x:.0} raw evals/s {y:.0} ratio {:.3}", x / y)?;
     Ok(())
 }
