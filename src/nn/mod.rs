@@ -4,6 +4,7 @@
 //! Search, self-play and the arena only ever see `Evaluator`; nothing below `mcts/` imports
 //! this module.
 
+pub mod agree;
 pub mod average;
 pub mod bench;
 pub mod burn_eval;
