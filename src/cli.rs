@@ -261,6 +261,10 @@ pub enum BenchCommand {
         /// A model file (default: an untrained network of the config's shape).
         #[arg(long)]
         model: Option<PathBuf>,
+        /// Test the NVIDIA path's arithmetic on the CPU instead of the configured device: the
+        /// CPU reference of what it computes in half precision (slow; no GPU needed).
+        #[arg(long)]
+        half_reference: bool,
         #[command(flatten)]
         config: ConfigArgs,
     },

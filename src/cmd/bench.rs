@@ -20,9 +20,9 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Nn { max_batch, threads, seconds, config } => bench_nn(max_batch, threads, seconds, &config),
         BenchCommand::Selfplay { seconds, config } => bench_selfplay(seconds, &config),
         BenchCommand::Train { steps, config } => bench_train(steps, &config),
-        BenchCommand::Agree { positions, batch, model, config } => {
+        BenchCommand::Agree { positions, batch, model, half_reference, config } => {
             let c = super::load_config(&config)?;
-            junglezero::with_game!(c.game, G => bench_agree::<G>(positions, batch, model.as_deref(), &c))
+            junglezero::with_game!(c.game, G => bench_agree::<G>(positions, batch, model.as_deref(), half_reference, &c))
         }
         BenchCommand::Gate { draws, trials, config } => bench_gate(draws, trials, &config),
         BenchCommand::Player { model, sims, combos, config } => super::bench_player::run(&model, sims, &combos, &config),
@@ -108,21 +108,28 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
         out.flush()?;
         batch *= 2;
     }
+    if let Some(tunings) = eval.gpu_tunings() {
+        writeln!(out, "cuDNN algorithm tunings: {tunings} (one per stream and power-of-two batch bucket)")?;
+    }
     Ok(())
 }
 
-/// The configured inference path against burn on the CPU, over `positions` positions of
+/// The configured inference path (or, with `half_reference`, the CPU reference of the NVIDIA
+/// path's half-precision arithmetic) against burn on the CPU, over `positions` positions of
 /// random games of `G`, `batch` at a time. The last line is exactly `agree positions N policy
-/// max-diff X value max-diff Y top-move Z %`; exit status 2 when a difference passes half
-/// precision's tolerance (0.1 on logits, 0.05 on values) or the top moves agree less than
-/// 95 % of the time.
+/// max-diff X value max-diff Y top-move Z %`; exit status 2 beyond half precision's tolerance
+/// (`nn::agree::HALF_PRECISION`).
 fn bench_agree<G: junglezero::entries::HouseGame>(
     positions: usize,
     batch: usize,
     model: Option<&std::path::Path>,
+    half_reference: bool,
     config: &junglezero::config::Config,
 ) -> anyhow::Result<()> {
     use junglezero::game::Turn;
+    use junglezero::nn::agree::{Agreement, HALF_PRECISION};
+    use junglezero::nn::fused::HostOutputs;
+    use junglezero::nn::gpu_plan::{GpuPlan, Precision};
     use rand::{RngExt, SeedableRng};
     let hw_cpu = junglezero::nn::device::HardwareConfig { device: "flex".into(), fused_cpu: false, ..Default::default() };
     // Without a model, one random network, drawn on the CPU and written to a temporary file, so
@@ -138,11 +145,36 @@ fn bench_agree<G: junglezero::entries::HouseGame>(
             &temporary
         }
     };
-    let loaded = NetEvaluator::load(path, &hw_cpu, G::SHAPE).and_then(|r| Ok((r, NetEvaluator::load(path, &config.hardware, G::SHAPE)?)));
+    // The tested path: the configured device, or the NVIDIA path's arithmetic on the CPU.
+    enum Tested {
+        Device(NetEvaluator),
+        Half(GpuPlan),
+    }
+    let loaded = NetEvaluator::load(path, &hw_cpu, G::SHAPE).and_then(|r| {
+        let tested = if half_reference {
+            Tested::Half(GpuPlan::from_fused(&junglezero::nn::fused::FusedNet::from_net(r.net())))
+        } else {
+            Tested::Device(NetEvaluator::load(path, &config.hardware, G::SHAPE)?)
+        };
+        Ok((r, tested))
+    });
     if model.is_none() {
         let _ = std::fs::remove_file(&temporary);
     }
     let (reference, tested) = loaded?;
+    let (per, actions) = (G::INPUT_SIZE, G::SHAPE.actions());
+    let tested_forward = |inputs: &[f32], n: usize| -> HostOutputs {
+        match &tested {
+            Tested::Device(t) => t.forward(inputs, n),
+            Tested::Half(plan) => {
+                // The reference is plain loops on one thread: a few positions on each.
+                use rayon::prelude::*;
+                let parts: Vec<HostOutputs> = inputs[..n * per].par_chunks(per * 4).map(|x| plan.reference(x, x.len() / per, Precision::Half)).collect();
+                let join = |f: fn(&HostOutputs) -> &Vec<f32>| parts.iter().flat_map(|o| f(o).iter().copied()).collect();
+                HostOutputs { policy: join(|o| &o.policy), wdl: join(|o| &o.wdl), moves_left: join(|o| &o.moves_left) }
+            }
+        }
+    };
     // Positions of random games from the start (a game that ends starts again).
     let rules = <G as junglezero::pipeline::RunGame>::rules(config);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2026);
@@ -165,35 +197,29 @@ fn bench_agree<G: junglezero::entries::HouseGame>(
             }
         }
     }
-    let (per, actions) = (G::INPUT_SIZE, G::SHAPE.actions());
-    let (mut policy_diff, mut value_diff, mut same_top) = (0.0f32, 0.0f32, 0usize);
-    let top = |p: &[f32]| p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i);
+    let mut agreement = Agreement::default();
     let mut out = std::io::stdout().lock();
-    writeln!(out, "reference: {} on the CPU through burn; tested: {} on {}", reference.describe(), tested.describe(), config.hardware.describe())?;
+    let tested_name = match &tested {
+        Tested::Device(t) => format!("{} on {}", t.describe(), config.hardware.describe()),
+        Tested::Half(_) => "the NVIDIA path's half-precision arithmetic, on the CPU (GpuPlan::reference)".into(),
+    };
+    writeln!(out, "reference: {} on the CPU through burn; tested: {tested_name}", reference.describe())?;
     for chunk in games.chunks(batch.max(1)) {
         let n = chunk.len();
         let mut inputs = vec![0.0f32; n * per];
         for (g, slot) in chunk.iter().zip(inputs.chunks_exact_mut(per)) {
             g.encode(slot);
         }
-        let (a, b) = (reference.forward(&inputs, n), tested.forward(&inputs, n));
-        for i in 0..n {
-            let (pa, pb) = (&a.policy[i * actions..(i + 1) * actions], &b.policy[i * actions..(i + 1) * actions]);
-            // Logits of illegal moves are never read: only the legal ones are compared.
-            let legal: Vec<usize> = chunk[i].legal_moves().iter().filter_map(|&m| chunk[i].try_action(m)).collect();
-            for &k in &legal {
-                policy_diff = policy_diff.max((pa[k] - pb[k]).abs());
-            }
-            let best = |p: &[f32]| legal.iter().copied().max_by(|x, y| p[*x].total_cmp(&p[*y])).unwrap_or_else(|| top(p));
-            same_top += usize::from(best(pa) == best(pb));
-            let (va, vb) = (a.wdl[3 * i] - a.wdl[3 * i + 2], b.wdl[3 * i] - b.wdl[3 * i + 2]);
-            value_diff = value_diff.max((va - vb).abs());
+        let (a, b) = (reference.forward(&inputs, n), tested_forward(&inputs, n));
+        for (i, game) in chunk.iter().enumerate() {
+            let legal: Vec<usize> = game.legal_moves().iter().filter_map(|&m| game.try_action(m)).collect();
+            agreement.add(&a, &b, i, actions, &legal);
         }
     }
-    let agree = 100.0 * same_top as f64 / positions.max(1) as f64;
-    writeln!(out, "agree positions {positions} policy max-diff {policy_diff:.4} value max-diff {value_diff:.4} top-move {agree:.1} %")?;
-    if policy_diff > 0.1 || value_diff > 0.05 || agree < 95.0 {
-        anyhow::bail!("the tested path disagrees with burn beyond half precision's tolerance");
+    writeln!(out, "{}", agreement.limits(&HALF_PRECISION))?;
+    writeln!(out, "{}", agreement.line())?;
+    if !agreement.within(&HALF_PRECISION) {
+        anyhow::bail!("the tested path disagrees with burn beyond half precision's tolerance ({})", agreement.limits(&HALF_PRECISION));
     }
     Ok(())
 }
@@ -245,6 +271,9 @@ fn bench_selfplay(seconds: f64, args: &ConfigArgs) -> anyhow::Result<()> {
         writeln!(out, "no inference server: each worker calls the network, mean batch {mean_batch} on the device")?;
     }
     let y = raw_throughput(&eval, mean_batch, threads, (seconds / 3.0).clamp(2.0, 10.0));
+    if let Some(tunings) = eval.gpu_tunings() {
+        writeln!(out, "cuDNN algorithm tunings: {tunings} (one per stream and power-of-two batch bucket)")?;
+    }
     writeln!(out, "selfplay evals/s {x:.0} raw evals/s {y:.0} ratio {:.3}", x / y)?;
     Ok(())
 }

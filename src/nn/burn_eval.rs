@@ -95,6 +95,16 @@ impl NetEvaluator {
         self.fused.as_ref().map(FusedNet::options)
     }
 
+    /// The convolution algorithm tunings the NVIDIA path has run (one per stream and batch
+    /// bucket, see `nn::cudnn`), when inference goes through it.
+    pub fn gpu_tunings(&self) -> Option<usize> {
+        #[cfg(feature = "cudnn")]
+        if let Some(c) = &self.cudnn {
+            return Some(c.tunings());
+        }
+        None
+    }
+
     /// Whether inference uses the fused CPU path.
     pub fn is_fused(&self) -> bool {
         self.fused.is_some()

@@ -124,17 +124,17 @@ impl Gemm {
         Gemm { k: d.inputs, n: d.outputs, w: d.w.clone(), b: d.b.clone(), relu }
     }
 
-    /// `out[m, n] = x[m, k] × w + b` (then ReLU), accumulating in f32; weights rounded as
-    /// `p` stores them, and the output too.
+    /// `out[m, n] = x[m, k] × w + b` (then ReLU), accumulating in f32; the output rounded as
+    /// `p` stores it (the weights already are, see [`GpuPlan::reference`]).
     fn apply(&self, x: &[f32], m: usize, out: &mut [f32], p: Precision) {
         for r in 0..m {
             let row = &x[r * self.k..(r + 1) * self.k];
             for o in 0..self.n {
                 let mut acc = 0.0f32;
                 for (i, &xv) in row.iter().enumerate() {
-                    acc += xv * p.round(self.w[i * self.n + o]);
+                    acc += xv * self.w[i * self.n + o];
                 }
-                let y = acc + p.round(self.b[o]);
+                let y = acc + self.b[o];
                 out[r * self.n + o] = p.round(if self.relu { y.max(0.0) } else { y });
             }
         }
@@ -143,7 +143,8 @@ impl Gemm {
 
 impl Conv3 {
     /// NHWC `x[n, rows, cols, cin]` → `out[n, rows, cols, cout]`: zero padding at the board's
-    /// edges, bias, `residual` added, ReLU; weights and the output rounded as `p` stores them.
+    /// edges, bias, `residual` added, ReLU; the output rounded as `p` stores it (the weights
+    /// already are, see [`GpuPlan::reference`]).
     fn apply(&self, shape: &Shape, x: &[f32], n: usize, out: &mut [f32], residual: Option<&[f32]>, p: Precision) {
         let (rows, cols) = (shape.rows as isize, shape.cols as isize);
         let sq = shape.squares();
@@ -166,11 +167,11 @@ impl Conv3 {
                                 let src = &x[(b * sq + (sy * cols + sx) as usize) * self.cin..][..self.cin];
                                 let w = &self.w[((o * 3 + dy as usize) * 3 + dx as usize) * self.cin..][..self.cin];
                                 for (xv, wv) in src.iter().zip(w) {
-                                    acc += xv * p.round(*wv);
+                                    acc += xv * wv;
                                 }
                             }
                         }
-                        let mut v = acc + p.round(self.b[o]);
+                        let mut v = acc + self.b[o];
                         if let Some(res) = residual {
                             v += res[at * self.cout + o];
                         }
@@ -239,6 +240,34 @@ impl GpuPlan {
     /// Every step of the GPU's forward pass on the CPU, for `n` encodings, with `p`'s storage:
     /// what `nn::cudnn` must reproduce (within the GPU's summation order).
     pub fn reference(&self, inputs: &[f32], n: usize, p: Precision) -> HostOutputs {
+        match p {
+            Precision::F32 => self.reference_stored(inputs, n, p),
+            // The weights rounded once, as the GPU stores them, rather than at every product.
+            Precision::Half => self.rounded().reference_stored(inputs, n, p),
+        }
+    }
+
+    /// The plan with every weight and bias rounded to half precision.
+    fn rounded(&self) -> GpuPlan {
+        let r = |v: &[f32]| v.iter().map(|&x| Precision::Half.round(x)).collect::<Vec<f32>>();
+        let conv = |c: &Conv3| Conv3 { cin: c.cin, cout: c.cout, w: r(&c.w), b: r(&c.b) };
+        let gemm = |g: &Gemm| Gemm { k: g.k, n: g.n, w: r(&g.w), b: r(&g.b), relu: g.relu };
+        let head = |h: &DenseHead| DenseHead { conv: gemm(&h.conv), fc1: gemm(&h.fc1), fc2: gemm(&h.fc2) };
+        GpuPlan {
+            shape: self.shape,
+            planes: self.planes,
+            planes_padded: self.planes_padded,
+            stem: conv(&self.stem),
+            blocks: self.blocks.iter().map(|(a, b)| (conv(a), conv(b))).collect(),
+            policy_hidden: gemm(&self.policy_hidden),
+            policy_out: gemm(&self.policy_out),
+            value: head(&self.value),
+            moves_left: self.moves_left.as_ref().map(head),
+        }
+    }
+
+    /// [`GpuPlan::reference`] with the weights as stored in this plan.
+    fn reference_stored(&self, inputs: &[f32], n: usize, p: Precision) -> HostOutputs {
         let sq = self.shape.squares();
         let ch = self.channels();
         let rows = n * sq;

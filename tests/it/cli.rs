@@ -327,3 +327,19 @@ fn bench_nn_names_the_kernel_set_and_a_set_the_cpu_lacks_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("hardware.cpu_kernels"), "{}", stderr(&o));
 }
+
+#[test]
+fn bench_agree_checks_half_precision_arithmetic_on_the_cpu_against_its_tolerance() {
+    // Batches of 10, 10 and 4: ragged, as the GPU check runs them. Success is the verdict:
+    // within half precision's tolerance.
+    let o = junglezero(&["bench", "agree", "--half-reference", "--positions", "24", "--batch", "10"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("reference: ") && out.contains("tested: the NVIDIA path's half-precision arithmetic, on the CPU"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[lines.len() - 2].starts_with("reference scale: largest legal logit ") && lines[lines.len() - 2].contains("; tolerance: policy "), "{out}");
+    let f: Vec<&str> = lines[lines.len() - 1].split(' ').collect();
+    assert_eq!(f.len(), 12, "{out}");
+    assert_eq!((f[0], f[1], f[2], f[3], f[6], f[9], f[11]), ("agree", "positions", "24", "policy", "value", "top-move", "%"), "{out}");
+    assert!(f[5].parse::<f32>().is_ok() && f[8].parse::<f32>().is_ok() && f[10].parse::<f64>().is_ok(), "{out}");
+}

@@ -376,3 +376,26 @@ fn every_cpu_kernel_set_and_convolution_computes_what_burn_computes() {
         assert_eq!(ran.contains(&CpuKernels::Avx512), std::arch::is_x86_feature_detected!("avx512f"));
     }
 }
+
+#[test]
+fn half_precision_on_the_gpu_sized_network_stays_within_bench_agrees_tolerance() {
+    // configs/gpu.toml's 10 x 128 network in the NVIDIA path's arithmetic (f16 weights and
+    // stored activations, f32 sums), on the CPU, against burn's f32 forward pass.
+    use junglezero::nn::agree::{Agreement, HALF_PRECISION};
+    use junglezero::nn::gpu_plan::{GpuPlan, Precision};
+    use junglezero::trainable::Trainable;
+    const N: usize = 24;
+    let device = parse_device("flex").unwrap();
+    let model = ModelConfig::gpu_sized();
+    let burn = NetEvaluator::new(model.init_seeded(SHAPE, &device, 7), device, "gpu-sized", &model);
+    let plan = GpuPlan::from_fused(&junglezero::nn::fused::FusedNet::from_net(burn.net()));
+    let (games, x) = batch(N);
+    let (a, b) = (burn.forward(&x, N), plan.reference(&x, N, Precision::Half));
+    let mut agreement = Agreement::default();
+    for (i, g) in games.iter().enumerate() {
+        let legal: Vec<usize> = g.legal_moves().iter().filter_map(|&m| g.try_action(m)).collect();
+        agreement.add(&a, &b, i, ACTIONS, &legal);
+    }
+    assert!(agreement.policy_diff > 0.0, "the reference rounds: {}", agreement.line());
+    assert!(agreement.within(&HALF_PRECISION), "{}", agreement.line());
+}
