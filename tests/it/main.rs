@@ -20,6 +20,7 @@ mod nn;
 mod perft;
 mod properties;
 mod protocol;
+mod readme;
 mod rules;
 mod search;
 mod serve;
