@@ -8,6 +8,7 @@ mod common;
 mod anti_chase;
 mod arena;
 mod cli;
+mod cli_words;
 mod flip;
 mod fuzz_seeds;
 mod hostile;
