@@ -6,6 +6,7 @@
 mod common;
 
 mod anti_chase;
+mod api_doc;
 mod arena;
 mod cli;
 mod cli_words;
