@@ -23,6 +23,7 @@ mod perft;
 mod properties;
 mod protocol;
 mod readme;
+mod report_axes;
 mod rules;
 mod search;
 mod serve;
