@@ -154,7 +154,9 @@ impl<G: RunGame> Pipeline<G> {
         for d in [run.models_dir(), run.candidates_dir(), run.rejected_dir(), run.games_dir(), run.root().join("train")] {
             store::remove_stale_temporaries(&d);
         }
-        let loaded = match Self::checkpoint_state(&run, &config, &train_device) {
+        let checkpoint = Self::checkpoint_state(&run, &config, &train_device);
+        let resumed = matches!(checkpoint, Ok(Some(_)));
+        let loaded = match checkpoint {
             Ok(state) => state,
             Err(problem) if rebuild => {
                 tracing::warn!("{problem}; rebuilding the trainer");
@@ -219,6 +221,26 @@ impl<G: RunGame> Pipeline<G> {
         }
         p.restore_window()?;
         p.ingest()?;
+        if resumed {
+            // Counted after the shards are read: the games of an interrupted first generation
+            // (the teacher's) are on disk but in no checkpoint yet.
+            let (teacher, pending) = (p.teacher_games(), p.pending_games);
+            let mut kept = Vec::new();
+            if teacher > 0 {
+                kept.push(format!("{teacher} of them the teacher's"));
+            }
+            if pending > 0 {
+                kept.push(format!("{pending} not trained on yet"));
+            }
+            let kept = if kept.is_empty() { String::new() } else { format!(" ({})", kept.join(", ")) };
+            tracing::info!(
+                "resumed run {} at generation {}, step {}, {} games seen{kept}",
+                p.run.root().display(),
+                p.meta.iteration,
+                p.meta.step,
+                p.meta.games_seen
+            );
+        }
         if rebuilt {
             // Every shard on disk counts as trained on: the rebuilt trainer starts from the
             // newest network, which was trained on them (or on most of them).
@@ -252,7 +274,6 @@ impl<G: RunGame> Pipeline<G> {
         if let Some(g) = run.highest_generation().filter(|&g| g > meta.iteration) {
             return Err(format!("{}: the trainer checkpoint is at generation {} but the run holds gen-{g:04}", run.location(), meta.iteration));
         }
-        tracing::info!("resumed run {} at generation {}, step {}, {} games seen", run.root().display(), meta.iteration, meta.step, meta.games_seen);
         Ok(Some((trainer, meta)))
     }
 
@@ -622,8 +643,8 @@ impl<G: RunGame> Pipeline<G> {
     }
 
     /// Gates every waiting candidate (see [`gate_run`]).
-    pub fn gate(&mut self) -> Result<()> {
-        gate_run::<G>(&self.run, &self.config)
+    pub fn gate(&mut self, progress: &mut ProgressFn) -> Result<()> {
+        gate_run::<G>(&self.run, &self.config, progress)
     }
 
     /// The whole loop until the configured number of generations or time is reached, or `stop`.
@@ -636,7 +657,7 @@ impl<G: RunGame> Pipeline<G> {
         let mut idle = 0;
         loop {
             self.sync()?;
-            self.gate()?;
+            self.gate(progress)?;
             if c.iterations > 0 && self.meta.iteration >= c.iterations {
                 tracing::info!("reached train.iterations = {} (generation {}); stopping", c.iterations, self.meta.iteration);
                 return Ok(());
@@ -706,9 +727,9 @@ fn new_run_id() -> String {
 
 /// The gate stage of a run of game `G` with the run's networks (see
 /// [`crate::arena::gate::gate_candidates`]).
-pub fn gate_run<G: RunGame>(run: &RunDir, config: &Config) -> Result<()> {
+pub fn gate_run<G: RunGame>(run: &RunDir, config: &Config, progress: &mut ProgressFn) -> Result<()> {
     let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware, G::SHAPE);
-    Ok(gate_candidates(run, &gate_settings::<G>(config), &load)?)
+    Ok(gate_candidates(run, &gate_settings::<G>(config), &load, progress)?)
 }
 
 /// The gate stage's settings for a run of game `G`.

@@ -9,6 +9,7 @@ pub mod bench_player;
 pub mod bench_tb;
 pub mod export;
 pub mod inspect;
+pub mod interrupt;
 pub mod perft;
 pub mod play;
 pub mod progress;

@@ -110,7 +110,7 @@ fn train_game<G: RunGame>(run: RunDir, config: Config, rebuild: bool) -> anyhow:
         c.selfplay.worker_count(),
         c.selfplay.games_in_flight
     );
-    let stop = AtomicBool::new(false);
+    let stop = super::interrupt::on_ctrl_c();
     let mut bars = StageBars::new();
     let result = pipeline.run(&mut |stage, done, total, msg| bars.update(stage, done, total, msg), &stop);
     bars.finish();
@@ -186,7 +186,10 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
         run.pull(Some(&["models", "candidates", "rejected"]))?;
     }
     let waiting = run.candidates().len();
-    let gated = junglezero::with_game!(config.game, G => junglezero::pipeline::gate_run::<G>(&run, &config));
+    let mut bars = StageBars::new();
+    let mut progress = |s: &str, d: u64, t: u64, m: &str| bars.update(s, d, t, m);
+    let gated = junglezero::with_game!(config.game, G => junglezero::pipeline::gate_run::<G>(&run, &config, &mut progress));
+    bars.finish();
     let pushed = run.push();
     gated?;
     pushed?;
