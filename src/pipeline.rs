@@ -60,6 +60,10 @@ pub enum PipelineError {
     /// The run's files do not fit together (what, and how to continue).
     #[error("{0}")]
     Unfit(String),
+    /// The config asks for another game or network than the run trains (what differs); the
+    /// run is sound and resumes with its own config.
+    #[error("{0}; resume the run with its own config (its config.toml), or start a new run in another directory")]
+    ConfigDisagrees(String),
     /// Training produced non-finite losses or weights.
     #[error("training diverged: {0}")]
     Diverged(String),
@@ -158,12 +162,14 @@ impl<G: RunGame> Pipeline<G> {
         let resumed = matches!(checkpoint, Ok(Some(_)));
         let loaded = match checkpoint {
             Ok(state) => state,
-            Err(problem) if rebuild => {
+            // Not a broken trainer, so nothing to rebuild: the config is another run's.
+            Err(Unusable::Disagrees(what)) => return Err(PipelineError::ConfigDisagrees(what)),
+            Err(Unusable::Broken(problem)) if rebuild => {
                 tracing::warn!("{problem}; rebuilding the trainer");
                 Self::set_aside_checkpoint(&run)?;
                 None
             }
-            Err(problem) => return Err(PipelineError::Unfit(format!("{problem}; {}", rebuild_hint(&run)))),
+            Err(Unusable::Broken(problem)) => return Err(PipelineError::Unfit(format!("{problem}; {}", rebuild_hint(&run)))),
         };
         let mut rebuilt = false;
         let (trainer, meta) = match loaded {
@@ -260,19 +266,29 @@ impl<G: RunGame> Pipeline<G> {
     }
 
     /// The checkpoint's trainer and counters; `None` when there is none; `Err` with what is
-    /// wrong when it does not load or is older than the run's networks.
-    fn checkpoint_state(run: &RunDir, config: &Config, device: &burn::prelude::Device) -> std::result::Result<Option<(Trainer, CheckpointMeta)>, String> {
+    /// wrong when it does not load or is older than the run's networks, or when the config
+    /// asks for another game or network than it trains.
+    fn checkpoint_state(run: &RunDir, config: &Config, device: &burn::prelude::Device) -> std::result::Result<Option<(Trainer, CheckpointMeta)>, Unusable> {
         let path = run.checkpoint_path();
         if !path.exists() {
             return match run.highest_generation().filter(|&g| g > 0) {
-                Some(g) => Err(format!("{} holds networks up to gen-{g:04} but no trainer checkpoint ({})", run.location(), path.display())),
-                None if run.holds_work() => Err(format!("{} holds game shards but no trainer checkpoint ({})", run.location(), path.display())),
+                Some(g) => Err(Unusable::Broken(format!("{} holds networks up to gen-{g:04} but no trainer checkpoint ({})", run.location(), path.display()))),
+                None if run.holds_work() => {
+                    Err(Unusable::Broken(format!("{} holds game shards but no trainer checkpoint ({})", run.location(), path.display())))
+                }
                 None => Ok(None),
             };
         }
-        let (trainer, meta) = checkpoint::load(&path, device, &config.train, &config.model, G::SHAPE).map_err(|e| e.to_string())?;
+        let (trainer, meta) = checkpoint::load(&path, device, &config.train, &config.model, G::SHAPE).map_err(|e| match e {
+            CheckpointError::Disagrees { .. } => Unusable::Disagrees(e.to_string()),
+            e => Unusable::Broken(e.to_string()),
+        })?;
         if let Some(g) = run.highest_generation().filter(|&g| g > meta.iteration) {
-            return Err(format!("{}: the trainer checkpoint is at generation {} but the run holds gen-{g:04}", run.location(), meta.iteration));
+            return Err(Unusable::Broken(format!(
+                "{}: the trainer checkpoint is at generation {} but the run holds gen-{g:04}",
+                run.location(),
+                meta.iteration
+            )));
         }
         Ok(Some((trainer, meta)))
     }
@@ -700,6 +716,14 @@ impl<G: RunGame> Pipeline<G> {
             }
         }
     }
+}
+
+/// Why a run's trainer checkpoint cannot be used.
+enum Unusable {
+    /// Missing, unreadable or older than the run's networks: `--rebuild` can make a new one.
+    Broken(String),
+    /// Sound, but of another game or network shape than the config asks for.
+    Disagrees(String),
 }
 
 /// Whether a shard file holds the alpha-beta teacher's games (by its name).

@@ -25,6 +25,7 @@ mod protocol;
 mod readme;
 mod report_axes;
 mod rules;
+mod run_config;
 mod run_interrupt;
 mod search;
 mod serve;
