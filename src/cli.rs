@@ -180,15 +180,18 @@ pub struct SearchArgs {
 pub struct PerftArgs {
     /// Number of plies.
     pub depth: u32,
-    /// The game: Jungle, or the 4×4 flip game (its position string in --fen, its rule switches
-    /// in --rules, e.g. setup=own_half).
-    #[arg(long, value_enum, default_value_t = GameKind::Jungle)]
-    pub game: GameKind,
+    /// The game (default: the config's `game`): Jungle, or the 4×4 flip game (its position
+    /// string in --fen, its rule switches in --rules, e.g. setup=own_half).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
     #[command(flatten)]
     pub position: PositionArgs,
     /// Print the count below each root move.
     #[arg(long)]
     pub divide: bool,
+    /// The rules' base (`[rules]`, `[flip_rules]`) and the game come from the config.
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// Which game a command plays.
@@ -198,9 +201,13 @@ pub use junglezero::games::GameName as GameKind;
 pub struct ShowArgs {
     #[command(flatten)]
     pub position: PositionArgs,
-    /// The game: Jungle, or the 4×4 flip game (its position string in --fen).
-    #[arg(long, value_enum, default_value_t = GameKind::Jungle)]
-    pub game: GameKind,
+    /// The game (default: the config's `game`): Jungle, or the 4×4 flip game (its position
+    /// string in --fen).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+    /// The rules' base (`[rules]`, `[flip_rules]`) and the game come from the config.
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -514,11 +521,14 @@ pub struct RunArgs {
 
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
-    /// Player A: alphabeta:depth=N | alphabeta:movetime=MS | mcts:model=PATH,sims=N | random |
-    /// external:cmd="PROGRAM",movetime=MS | expectiminimax:depth=N (the flip game)
+    /// Player A, KIND:KEY=VALUE,...: alphabeta (depth=N, movetime=MS, nodes=N, hash=MB,
+    /// threads=N), mcts (model=PATH, sims=N, movetime=MS, cpuct=X, reuse=false), random,
+    /// external (cmd="PROGRAM ARGS", depth=N, movetime=MS, nodes=N), expectiminimax (the flip
+    /// game: depth=N, movetime=MS, nodes=N); every kind also takes tc=MOVES/SECONDS+INC, a game
+    /// clock (e.g. tc=0/10+0.1). E.g. mcts:model=net.jzm,sims=64 or alphabeta:depth=4
     #[arg(long, value_parser = parse_spec)]
     pub a: junglezero::arena::spec::PlayerSpec,
-    /// Player B (same forms).
+    /// Player B (the same forms as --a).
     #[arg(long, value_parser = parse_spec)]
     pub b: junglezero::arena::spec::PlayerSpec,
     /// Games (whole pairs: each opening with both colours).
@@ -740,13 +750,14 @@ pub struct ExportArgs {
     /// The model file (.jzm).
     #[arg(long, value_name = "PATH")]
     pub model: PathBuf,
-    /// The output: FILE.safetensors (the .json and .samples.npz go beside it), or with
-    /// --format onnx FILE.onnx (the .samples.npz beside it).
+    /// The output: FILE.safetensors (the .json and .samples.npz go beside it), or FILE.onnx
+    /// (the .samples.npz beside it).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
-    /// safetensors (weights with a JSON description) or onnx (the whole network).
-    #[arg(long, value_enum, default_value = "safetensors")]
-    pub format: ExportFormat,
+    /// safetensors (weights with a JSON description) or onnx (the whole network); default:
+    /// onnx when --out ends in .onnx, else safetensors.
+    #[arg(long, value_enum)]
+    pub format: Option<ExportFormat>,
     /// Replace existing output files (a symbolic link is replaced itself; what it points to is
     /// never written). Without it an existing file is refused.
     #[arg(long)]
@@ -757,4 +768,13 @@ pub struct ExportArgs {
 pub enum ExportFormat {
     Safetensors,
     Onnx,
+}
+
+impl ExportArgs {
+    /// `--format`, or when it is left out the one `--out`'s extension names (`.onnx`), else
+    /// safetensors.
+    pub fn format(&self) -> ExportFormat {
+        let onnx = self.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
+        self.format.unwrap_or(if onnx { ExportFormat::Onnx } else { ExportFormat::Safetensors })
+    }
 }

@@ -97,9 +97,18 @@ impl Config {
         Ok(config)
     }
 
-    /// The config as a user writes it (the experimental switches in their own table).
+    /// The config as a user writes it (the experimental switches in their own table). A
+    /// setting held in single precision is written in the fewest digits that read back as the
+    /// same number (`0.4`, not the `0.4000000059604645` its widening to a double prints);
+    /// should the short form ever read back as another config, the exact one is written.
     pub fn to_toml(&self) -> String {
-        self.surface().and_then(|t| toml::to_string(&t).ok()).unwrap_or_default()
+        let Some(mut table) = self.surface() else { return String::new() };
+        let exact = toml::to_string(&table).unwrap_or_default();
+        shorten_floats(&mut table);
+        match toml::to_string(&table) {
+            Ok(short) if Config::from_toml(&short).is_ok_and(|c| c == *self) => short,
+            _ => exact,
+        }
     }
 
     /// The config's TOML as a user writes it: every section, with the settings measured and
@@ -137,6 +146,27 @@ impl Config {
         self.ladder.validate()?;
         Ok(())
     }
+}
+
+/// Every float of `table` that is a single-precision number widened to a double, as the
+/// shortest text that parses to that single-precision number.
+fn shorten_floats(table: &mut toml::Table) {
+    fn shorten(v: &mut toml::Value) {
+        match v {
+            toml::Value::Float(x) => {
+                let single = *x as f32;
+                if f64::from(single) == *x
+                    && let Ok(short) = single.to_string().parse::<f64>()
+                {
+                    *x = short;
+                }
+            }
+            toml::Value::Array(items) => items.iter_mut().for_each(shorten),
+            toml::Value::Table(t) => t.iter_mut().for_each(|(_, v)| shorten(v)),
+            _ => {}
+        }
+    }
+    table.iter_mut().for_each(|(_, v)| shorten(v));
 }
 
 /// Settings that were measured and left off (each has its run in the
@@ -434,6 +464,23 @@ mod tests {
         assert_eq!(Config::from_toml(&c.to_toml()).unwrap().train.seed, u64::MAX);
         assert!(Config::load(None, &["train.seed=-1".into()]).is_err());
         assert!(Config::load(None, &[format!("search.hash_mb={}", u64::MAX)]).is_err());
+    }
+
+    #[test]
+    fn single_precision_settings_are_written_without_float_noise() {
+        let mut c = Config::default();
+        c.mcts.c_puct = 1.7;
+        c.mcts.dirichlet_alpha = 0.4;
+        let text = c.to_toml();
+        assert!(text.contains("c_puct = 1.7\n") && text.contains("dirichlet_alpha = 0.4\n"), "{text}");
+        assert!(!text.contains("0000000"), "{text}");
+        assert_eq!(Config::from_toml(&text).unwrap(), c);
+        // A double-precision setting whose value happens to be a widened single keeps every
+        // digit, since the short form would be another number.
+        c.train.lr = f64::from(0.4f32);
+        let text = c.to_toml();
+        assert!(text.contains("lr = 0.4000000059604645\n"), "{text}");
+        assert_eq!(Config::from_toml(&text).unwrap(), c);
     }
 
     #[test]

@@ -23,11 +23,17 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::from(2);
             }
-            // One line naming the problem, not clap's multi-line usage block.
-            // The first paragraph of clap's message, joined into one line.
+            // One line naming the problem, not clap's multi-line usage block: the first
+            // paragraph of clap's message joined into one line, then its tips ("a similar
+            // subcommand exists: 'train'").
             let text = e.render().to_string();
             let para: Vec<&str> = text.lines().map(str::trim).skip_while(|l| l.is_empty()).take_while(|l| !l.is_empty()).collect();
-            let line = if para.is_empty() { "error: invalid arguments".to_string() } else { para.join(" ") };
+            let mut line = if para.is_empty() { "error: invalid arguments".to_string() } else { para.join(" ") };
+            for tip in text.lines().map(str::trim).filter(|l| l.starts_with("tip:")) {
+                line.push_str(" (");
+                line.push_str(tip);
+                line.push(')');
+            }
             eprintln!("{}", junglezero::check::clip_message(&line));
             return ExitCode::from(2);
         }

@@ -60,6 +60,10 @@ pub enum PipelineError {
     /// The run's files do not fit together (what, and how to continue).
     #[error("{0}")]
     Unfit(String),
+    /// The config asks for another game or network than the run trains (what differs); the
+    /// run is sound and resumes with its own config.
+    #[error("{0}; resume the run with its own config (its config.toml), or start a new run in another directory")]
+    ConfigDisagrees(String),
     /// Training produced non-finite losses or weights.
     #[error("training diverged: {0}")]
     Diverged(String),
@@ -154,14 +158,18 @@ impl<G: RunGame> Pipeline<G> {
         for d in [run.models_dir(), run.candidates_dir(), run.rejected_dir(), run.games_dir(), run.root().join("train")] {
             store::remove_stale_temporaries(&d);
         }
-        let loaded = match Self::checkpoint_state(&run, &config, &train_device) {
+        let checkpoint = Self::checkpoint_state(&run, &config, &train_device);
+        let resumed = matches!(checkpoint, Ok(Some(_)));
+        let loaded = match checkpoint {
             Ok(state) => state,
-            Err(problem) if rebuild => {
+            // Not a broken trainer, so nothing to rebuild: the config is another run's.
+            Err(Unusable::Disagrees(what)) => return Err(PipelineError::ConfigDisagrees(what)),
+            Err(Unusable::Broken(problem)) if rebuild => {
                 tracing::warn!("{problem}; rebuilding the trainer");
                 Self::set_aside_checkpoint(&run)?;
                 None
             }
-            Err(problem) => return Err(PipelineError::Unfit(format!("{problem}; {}", rebuild_hint(&run)))),
+            Err(Unusable::Broken(problem)) => return Err(PipelineError::Unfit(format!("{problem}; {}", rebuild_hint(&run)))),
         };
         let mut rebuilt = false;
         let (trainer, meta) = match loaded {
@@ -219,6 +227,26 @@ impl<G: RunGame> Pipeline<G> {
         }
         p.restore_window()?;
         p.ingest()?;
+        if resumed {
+            // Counted after the shards are read: the games of an interrupted first generation
+            // (the teacher's) are on disk but in no checkpoint yet.
+            let (teacher, pending) = (p.teacher_games(), p.pending_games);
+            let mut kept = Vec::new();
+            if teacher > 0 {
+                kept.push(format!("{teacher} of them the teacher's"));
+            }
+            if pending > 0 {
+                kept.push(format!("{pending} not trained on yet"));
+            }
+            let kept = if kept.is_empty() { String::new() } else { format!(" ({})", kept.join(", ")) };
+            tracing::info!(
+                "resumed run {} at generation {}, step {}, {} games seen{kept}",
+                p.run.root().display(),
+                p.meta.iteration,
+                p.meta.step,
+                p.meta.games_seen
+            );
+        }
         if rebuilt {
             // Every shard on disk counts as trained on: the rebuilt trainer starts from the
             // newest network, which was trained on them (or on most of them).
@@ -238,21 +266,30 @@ impl<G: RunGame> Pipeline<G> {
     }
 
     /// The checkpoint's trainer and counters; `None` when there is none; `Err` with what is
-    /// wrong when it does not load or is older than the run's networks.
-    fn checkpoint_state(run: &RunDir, config: &Config, device: &burn::prelude::Device) -> std::result::Result<Option<(Trainer, CheckpointMeta)>, String> {
+    /// wrong when it does not load or is older than the run's networks, or when the config
+    /// asks for another game or network than it trains.
+    fn checkpoint_state(run: &RunDir, config: &Config, device: &burn::prelude::Device) -> std::result::Result<Option<(Trainer, CheckpointMeta)>, Unusable> {
         let path = run.checkpoint_path();
         if !path.exists() {
             return match run.highest_generation().filter(|&g| g > 0) {
-                Some(g) => Err(format!("{} holds networks up to gen-{g:04} but no trainer checkpoint ({})", run.location(), path.display())),
-                None if run.holds_work() => Err(format!("{} holds game shards but no trainer checkpoint ({})", run.location(), path.display())),
+                Some(g) => Err(Unusable::Broken(format!("{} holds networks up to gen-{g:04} but no trainer checkpoint ({})", run.location(), path.display()))),
+                None if run.holds_work() => {
+                    Err(Unusable::Broken(format!("{} holds game shards but no trainer checkpoint ({})", run.location(), path.display())))
+                }
                 None => Ok(None),
             };
         }
-        let (trainer, meta) = checkpoint::load(&path, device, &config.train, &config.model, G::SHAPE).map_err(|e| e.to_string())?;
+        let (trainer, meta) = checkpoint::load(&path, device, &config.train, &config.model, G::SHAPE).map_err(|e| match e {
+            CheckpointError::Disagrees { .. } => Unusable::Disagrees(e.to_string()),
+            e => Unusable::Broken(e.to_string()),
+        })?;
         if let Some(g) = run.highest_generation().filter(|&g| g > meta.iteration) {
-            return Err(format!("{}: the trainer checkpoint is at generation {} but the run holds gen-{g:04}", run.location(), meta.iteration));
+            return Err(Unusable::Broken(format!(
+                "{}: the trainer checkpoint is at generation {} but the run holds gen-{g:04}",
+                run.location(),
+                meta.iteration
+            )));
         }
-        tracing::info!("resumed run {} at generation {}, step {}, {} games seen", run.root().display(), meta.iteration, meta.step, meta.games_seen);
         Ok(Some((trainer, meta)))
     }
 
@@ -622,8 +659,8 @@ impl<G: RunGame> Pipeline<G> {
     }
 
     /// Gates every waiting candidate (see [`gate_run`]).
-    pub fn gate(&mut self) -> Result<()> {
-        gate_run::<G>(&self.run, &self.config)
+    pub fn gate(&mut self, progress: &mut ProgressFn) -> Result<()> {
+        gate_run::<G>(&self.run, &self.config, progress)
     }
 
     /// The whole loop until the configured number of generations or time is reached, or `stop`.
@@ -636,7 +673,7 @@ impl<G: RunGame> Pipeline<G> {
         let mut idle = 0;
         loop {
             self.sync()?;
-            self.gate()?;
+            self.gate(progress)?;
             if c.iterations > 0 && self.meta.iteration >= c.iterations {
                 tracing::info!("reached train.iterations = {} (generation {}); stopping", c.iterations, self.meta.iteration);
                 return Ok(());
@@ -681,6 +718,14 @@ impl<G: RunGame> Pipeline<G> {
     }
 }
 
+/// Why a run's trainer checkpoint cannot be used.
+enum Unusable {
+    /// Missing, unreadable or older than the run's networks: `--rebuild` can make a new one.
+    Broken(String),
+    /// Sound, but of another game or network shape than the config asks for.
+    Disagrees(String),
+}
+
 /// Whether a shard file holds the alpha-beta teacher's games (by its name).
 pub fn is_teacher_shard(path: &Path) -> bool {
     let prefix = format!("{}-", teacher::SHARD_PREFIX);
@@ -706,9 +751,9 @@ fn new_run_id() -> String {
 
 /// The gate stage of a run of game `G` with the run's networks (see
 /// [`crate::arena::gate::gate_candidates`]).
-pub fn gate_run<G: RunGame>(run: &RunDir, config: &Config) -> Result<()> {
+pub fn gate_run<G: RunGame>(run: &RunDir, config: &Config, progress: &mut ProgressFn) -> Result<()> {
     let load = |path: &std::path::Path| NetEvaluator::load(path, &config.hardware, G::SHAPE);
-    Ok(gate_candidates(run, &gate_settings::<G>(config), &load)?)
+    Ok(gate_candidates(run, &gate_settings::<G>(config), &load, progress)?)
 }
 
 /// The gate stage's settings for a run of game `G`.

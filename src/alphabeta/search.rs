@@ -801,7 +801,13 @@ impl crate::player::Player<JungleGame> for Engine {
     }
 
     fn choose(&mut self, game: &JungleGame, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<Move> {
-        self.search(game, limits, &mut |i| info(&i.to_string())).best
+        // A root the tables hold is said after the search, in the line MCTS prints for one.
+        let exact = self.tb.as_ref().filter(|_| game.outcome().is_none()).and_then(|tb| tb.probe_game(game.position(), game.rules()));
+        let best = self.search(game, limits, &mut |i| info(&i.to_string())).best;
+        if let Some(v) = exact {
+            info(&format!("info string {}", v.describe()));
+        }
+        best
     }
 
     fn new_game(&mut self) {

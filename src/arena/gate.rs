@@ -110,6 +110,19 @@ pub enum LadderError {
     Store(#[from] StoreError),
 }
 
+/// Called as a stage's games finish: (stage, games done, games in all, what is playing).
+pub type StageProgress<'a> = dyn FnMut(&str, u64, u64, &str) + 'a;
+
+/// Where one match sits in its stage, for the progress shown: the stage (`calibration`,
+/// `ladder`), the stage's games before this match and in all, and what plays.
+struct InStage<'a, 'p> {
+    stage: &'a str,
+    before: u64,
+    total: u64,
+    label: String,
+    progress: &'a mut StageProgress<'p>,
+}
+
 /// Plays `a` against `b` with the threaded match runner and logs it.
 fn ladder_match<G: ArenaGame>(
     cx: &LadderContext<G>,
@@ -118,8 +131,9 @@ fn ladder_match<G: ArenaGame>(
     name_a: &str,
     games: u32,
     seed: u64,
-    source: &str,
+    at: InStage,
 ) -> Result<Tally, LadderError> {
+    let InStage { stage: source, before, total, label, progress } = at;
     let fa = G::factory(a, cx.players, cx.rules, None)?;
     let fb = G::factory(b.clone(), cx.players, cx.rules, None)?;
     let run = cx.run;
@@ -136,30 +150,62 @@ fn ladder_match<G: ArenaGame>(
         time_margin: std::time::Duration::from_millis(cx.arena.time_margin_ms),
         oracle: cx.oracle.clone(),
     };
-    let out = run_match(&*fa, &*fb, &settings, |_, _, _| {})?;
+    progress(source, before, total, &label);
+    let out = run_match(&*fa, &*fb, &settings, |_, t, _| progress(source, before + u64::from(t.games()), total, &label))?;
     log_match(run, name_a, &b.to_string(), &out.tally, source)?;
     Ok(out.tally)
 }
 
 /// The ladder: the network of generation `generation` against each configured depth (and, the
 /// first time, consecutive depths against each other to pin down the scale).
-pub fn play_ladder<G: ArenaGame>(cx: &LadderContext<G>, generation: u64, model: &std::path::Path, seed: u64) -> Result<(), LadderError> {
+pub fn play_ladder<G: ArenaGame>(
+    cx: &LadderContext<G>,
+    generation: u64,
+    model: &std::path::Path,
+    seed: u64,
+    progress: &mut StageProgress,
+) -> Result<(), LadderError> {
     let (run, l) = (cx.run, cx.ladder);
     let mut depths = l.depths.clone();
     depths.sort_unstable();
     depths.dedup();
     let ab = |d: u32| G::engine_at(d);
-    for (lo, hi) in uncalibrated(&depths, &read_matches(run), |d| ab(d).to_string()) {
-        let t = ladder_match(cx, ab(hi), ab(lo), &ab(hi).to_string(), l.calibration_games, seed ^ u64::from(hi), "calibration")?;
+    let pairs = uncalibrated(&depths, &read_matches(run), |d| ab(d).to_string());
+    // Whole matches are logged as they end: an interrupted calibration keeps the finished ones
+    // and plays the rest when the run resumes.
+    let per = games_played(l.calibration_games);
+    let total = pairs.len() as u64 * per;
+    if !pairs.is_empty() {
+        tracing::info!(
+            "ladder calibration: {} {} of {} games between neighbouring depths pin down the Elo scale (once a run)",
+            pairs.len(),
+            if pairs.len() == 1 { "match" } else { "matches" },
+            l.calibration_games
+        );
+    }
+    crate::store::hooks::enter("calibration");
+    for (i, &(lo, hi)) in pairs.iter().enumerate() {
+        let label = format!("{} vs {} (match {} of {})", ab(hi), ab(lo), i + 1, pairs.len());
+        let at = InStage { stage: "calibration", before: i as u64 * per, total, label, progress: &mut *progress };
+        let t = ladder_match(cx, ab(hi), ab(lo), &ab(hi).to_string(), l.calibration_games, seed ^ u64::from(hi), at)?;
         tracing::info!("ladder calibration: {} vs depth {lo}: {}-{}-{}", ab(hi), t.wins, t.losses, t.draws);
     }
+    crate::store::hooks::enter("ladder");
     let name = format!("gen-{generation:04}");
-    for &d in &depths {
+    let per = games_played(l.games);
+    let total = depths.len() as u64 * per;
+    for (i, &d) in depths.iter().enumerate() {
         let net = PlayerSpec::Mcts { model: model.to_path_buf(), sims: Some(l.sims), movetime: None, c_puct: None, reuse: None, tc: None };
-        let t = ladder_match(cx, net, ab(d), &name, l.games, seed ^ (u64::from(d) << 8), "ladder")?;
+        let at = InStage { stage: "ladder", before: i as u64 * per, total, label: format!("{name} vs {}", ab(d)), progress: &mut *progress };
+        let t = ladder_match(cx, net, ab(d), &name, l.games, seed ^ (u64::from(d) << 8), at)?;
         tracing::info!("ladder: {name} vs {}: {}-{}-{} (W-L-D)", ab(d), t.wins, t.losses, t.draws);
     }
     Ok(())
+}
+
+/// The games a match of `games` plays: whole pairs, at least one.
+fn games_played(games: u32) -> u64 {
+    u64::from(games.div_ceil(2).max(1)) * 2
 }
 
 /// The consecutive pairs of the (sorted) `depths` that no calibration match in `logged` has
@@ -220,6 +266,7 @@ pub fn gate_candidates<G: ArenaGame + Encode, E: Evaluator<G>>(
     run: &RunDir,
     s: &GateSettings<G>,
     load: &dyn Fn(&Path) -> Result<E, ModelFileError>,
+    progress: &mut StageProgress,
 ) -> Result<(), GateError> {
     for (g, cand_path) in run.candidates() {
         let name = format!("gen-{g:04}");
@@ -282,7 +329,7 @@ pub fn gate_candidates<G: ArenaGame + Encode, E: Evaluator<G>>(
         if ladder_due(laddered, best_g, s.ladder.every) {
             let cx = LadderContext::<G> { run, ladder: s.ladder, arena: s.arena, rules: &s.rules, players: &s.players, oracle: s.oracle.clone() };
             phase("ladder");
-            play_ladder(&cx, best_g, &best_path, s.seed ^ best_g)?;
+            play_ladder(&cx, best_g, &best_path, s.seed ^ best_g, progress)?;
             let r = ratings(&read_matches(run));
             let table = r.iter().filter_map(|(n, r)| r.map(|r| (n.clone(), RatingEntry { elo: r.elo, ci95: r.ci95 }))).collect();
             if let Some((_, Some(mine))) = r.iter().find(|(n, _)| *n == name) {

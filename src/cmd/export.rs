@@ -15,10 +15,14 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
 }
 
 fn export_of<G: HouseGame>(args: &ExportArgs, meta: &ModelMeta) -> anyhow::Result<()> {
+    let named = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx") || e.eq_ignore_ascii_case("safetensors"));
+    if args.format.is_none() && !named {
+        anyhow::bail!("{}: the output must end in .safetensors or .onnx (the format follows the name)", args.out.display());
+    }
     let eval = NetEvaluator::from_file(&args.model, parse_device("flex")?, G::SHAPE)?;
     let rules: <G as Trainable>::Rules =
         meta.rules.parse().map_err(|e| anyhow::anyhow!("{}: the model's rules '{}' do not parse: {e}", args.model.display(), meta.rules))?;
-    if args.format == crate::cli::ExportFormat::Onnx {
+    if args.format() == crate::cli::ExportFormat::Onnx {
         let (a, b) = export::export_onnx(&eval, meta, &G::export(&rules), &args.out, args.force)?;
         println!("exported {} ({} {}, ONNX opset {}), {}", a.display(), meta.game, meta.model.describe(), junglezero::nn::onnx::OPSET, b.display());
         return Ok(());

@@ -10,6 +10,7 @@ pub mod bench_races;
 pub mod bench_tb;
 pub mod export;
 pub mod inspect;
+pub mod interrupt;
 pub mod perft;
 pub mod play;
 pub mod progress;

@@ -9,12 +9,14 @@ use junglezero::entries::HouseGame;
 use crate::cli::PerftArgs;
 
 pub fn run(args: PerftArgs) -> anyhow::Result<()> {
-    junglezero::with_game!(args.game, G => perft::<G>(&args))
+    // No network runs here, so the device is not opened.
+    let config = Config::load(args.config.config.as_deref(), &args.config.set)?;
+    junglezero::with_game!(args.game.unwrap_or(config.game), G => perft::<G>(&args, &config))
 }
 
 /// Leaves `depth` plies deep (a flip and what it reveals are one ply), with `--divide` by move.
-fn perft<G: HouseGame>(args: &PerftArgs) -> anyhow::Result<()> {
-    let rules = super::rules_from_args::<G>(&args.position, &Config::default())?;
+fn perft<G: HouseGame>(args: &PerftArgs, config: &Config) -> anyhow::Result<()> {
+    let rules = super::rules_from_args::<G>(&args.position, config)?;
     let game = super::game_from_args::<G>(&args.position, &rules)?;
     let mut out = std::io::stdout().lock();
     let start = Instant::now();

@@ -43,6 +43,7 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     writeln!(out, "You play {} against {}. {help}.", G::seat_name(human), engine.name())?;
+    writeln!(out, "{}", G::legend())?;
     let mut outcomes = Vec::new();
     let mut shown = false;
     loop {
@@ -63,7 +64,7 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
             continue;
         }
         if !shown {
-            write!(out, "{}", game.diagram())?;
+            write!(out, "{}", game.diagram_for(human))?;
             shown = true;
         }
         if let Turn::Over(o) = game.turn() {
@@ -82,11 +83,15 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
         match line.trim() {
             "" => {}
             "quit" | "exit" => return Ok(()),
-            "help" => writeln!(out, "{help}")?,
+            "help" => writeln!(out, "{help}\n{}", G::legend())?,
             "moves" => writeln!(out, "legal moves: {}", sorted_moves(&game.legal_moves()))?,
             "hint" => {
-                if let Some(mv) = engine.choose(&game, &Limits::movetime((args.movetime / 2).max(50)), &mut |_| {}) {
-                    writeln!(out, "hint: {mv}")?;
+                let mut lines = Vec::new();
+                if let Some(mv) = engine.choose(&game, &Limits::movetime((args.movetime / 2).max(50)), &mut |l| lines.push(l.to_string())) {
+                    match junglezero::protocol::verdict::of_search(&lines) {
+                        Some(e) => writeln!(out, "hint: {mv} ({e})")?,
+                        None => writeln!(out, "hint: {mv}")?,
+                    }
                 }
             }
             "undo" => {

@@ -9,12 +9,14 @@ use junglezero::game::Turn;
 use crate::cli::ShowArgs;
 
 pub fn run(args: ShowArgs) -> anyhow::Result<()> {
-    junglezero::with_game!(args.game, G => show::<G>(&args))
+    // No network runs here, so the device is not opened.
+    let config = Config::load(args.config.config.as_deref(), &args.config.set)?;
+    junglezero::with_game!(args.game.unwrap_or(config.game), G => show::<G>(&args, &config))
 }
 
 /// The board, the position as text, the rules and the legal moves (or the result).
-fn show<G: HouseGame>(args: &ShowArgs) -> anyhow::Result<()> {
-    let rules = super::rules_from_args::<G>(&args.position, &Config::default())?;
+fn show<G: HouseGame>(args: &ShowArgs, config: &Config) -> anyhow::Result<()> {
+    let rules = super::rules_from_args::<G>(&args.position, config)?;
     let game = super::game_from_args::<G>(&args.position, &rules)?;
     let mut out = std::io::stdout().lock();
     write!(out, "{}", game.diagram())?;

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use indicatif::ProgressBar;
 use junglezero::config::Config;
-use junglezero::pipeline::{Pipeline, RunGame};
+use junglezero::pipeline::{Pipeline, PipelineError, RunGame};
 use junglezero::selfplay::stage::play_into_run;
 use junglezero::store::run::RunDir;
 
@@ -83,10 +83,40 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     run.pull(None)?;
     let config = run_config(&run, args.config.config.as_deref(), &args.config.set)?;
     let _lock = run.lock_trainer()?;
-    junglezero::with_game!(config.game, G => train_game::<G>(run, config, args.rebuild))
+    let from = ConfigFrom { file: args.config.config.is_some(), set: !args.config.set.is_empty(), command: "train" };
+    junglezero::with_game!(config.game, G => train_game::<G>(run, config, args.rebuild, &from))
 }
 
-fn train_game<G: RunGame>(run: RunDir, config: Config, rebuild: bool) -> anyhow::Result<()> {
+/// Where a command's config came from, to say how to undo a config that is not the run's.
+struct ConfigFrom {
+    /// `--config FILE` was given.
+    file: bool,
+    /// `--set` was given.
+    set: bool,
+    command: &'static str,
+}
+
+/// Opens the run; a config that asks for another game or network than the run trains is
+/// refused with the fix for the flags that brought it.
+fn open<G: RunGame>(run: RunDir, config: Config, rebuild: bool, from: &ConfigFrom) -> anyhow::Result<Pipeline<G>> {
+    let location = run.location();
+    Pipeline::<G>::open_with(run, config, rebuild).map_err(|e| match e {
+        PipelineError::ConfigDisagrees(what) => {
+            let fix = match (from.file, from.set) {
+                (true, _) => format!(
+                    "the run keeps its own config in config.toml: drop --config to resume it (`junglezero {} --run {location}`), or give a new --run directory to start a run with this config",
+                    from.command
+                ),
+                (false, true) => "drop the --set that changes it to resume the run, or give a new --run directory to start a run with it".to_string(),
+                (false, false) => "the run's config.toml no longer fits its trainer checkpoint".to_string(),
+            };
+            anyhow::anyhow!("{what}; {fix}")
+        }
+        e => e.into(),
+    })
+}
+
+fn train_game<G: RunGame>(run: RunDir, config: Config, rebuild: bool, from: &ConfigFrom) -> anyhow::Result<()> {
     let location = run.location();
     // A `[tablebase]` folder that cannot be used is said before anything runs.
     if let Some(tb) = G::oracle(&config).map_err(|e| anyhow::anyhow!("[tablebase] dir: {e}"))? {
@@ -98,7 +128,7 @@ fn train_game<G: RunGame>(run: RunDir, config: Config, rebuild: bool) -> anyhow:
         );
         drop(tb);
     }
-    let mut pipeline = Pipeline::<G>::open_with(run, config, rebuild)?;
+    let mut pipeline = open::<G>(run, config, rebuild, from)?;
     let c = &pipeline.config;
     tracing::info!(
         "training {} ({}) in {location}: {} games per generation, {} net on {}, {} self-play workers x {} games in flight",
@@ -110,7 +140,7 @@ fn train_game<G: RunGame>(run: RunDir, config: Config, rebuild: bool) -> anyhow:
         c.selfplay.worker_count(),
         c.selfplay.games_in_flight
     );
-    let stop = AtomicBool::new(false);
+    let stop = super::interrupt::on_ctrl_c();
     let mut bars = StageBars::new();
     let result = pipeline.run(&mut |stage, done, total, msg| bars.update(stage, done, total, msg), &stop);
     bars.finish();
@@ -144,7 +174,8 @@ pub fn learn(args: LearnArgs) -> anyhow::Result<()> {
     }
     let config = run_config(&run, args.config.as_deref(), &args.set)?;
     let _lock = run.lock_trainer()?;
-    junglezero::with_game!(config.game, G => learn_game::<G>(run, config, args.min_games, args.rebuild))
+    let from = ConfigFrom { file: args.config.is_some(), set: !args.set.is_empty(), command: "learn" };
+    junglezero::with_game!(config.game, G => learn_game::<G>(run, config, args.min_games, args.rebuild, &from))
 }
 
 /// "on" or "off".
@@ -152,8 +183,8 @@ fn onoff(b: bool) -> &'static str {
     if b { "on" } else { "off" }
 }
 
-fn learn_game<G: RunGame>(run: RunDir, config: Config, min_games: u64, rebuild: bool) -> anyhow::Result<()> {
-    let mut pipeline = Pipeline::<G>::open_with(run, config, rebuild)?;
+fn learn_game<G: RunGame>(run: RunDir, config: Config, min_games: u64, rebuild: bool, from: &ConfigFrom) -> anyhow::Result<()> {
+    let mut pipeline = open::<G>(run, config, rebuild, from)?;
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
     let mut progress = |s: &str, d: u64, t: u64, m: &str| bars.update(s, d, t, m);
@@ -186,7 +217,10 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
         run.pull(Some(&["models", "candidates", "rejected"]))?;
     }
     let waiting = run.candidates().len();
-    let gated = junglezero::with_game!(config.game, G => junglezero::pipeline::gate_run::<G>(&run, &config));
+    let mut bars = StageBars::new();
+    let mut progress = |s: &str, d: u64, t: u64, m: &str| bars.update(s, d, t, m);
+    let gated = junglezero::with_game!(config.game, G => junglezero::pipeline::gate_run::<G>(&run, &config, &mut progress));
+    bars.finish();
     let pushed = run.push();
     gated?;
     pushed?;

@@ -50,6 +50,17 @@ pub trait HouseGame: ProtocolGame + ServeGame {
     /// The board as text, one rank a line.
     fn diagram(&self) -> String;
 
+    /// The board as the player of `seat` sees it across the table. The first seat sees
+    /// [`diagram`](Self::diagram); a game whose board has a near and a far side turns it for
+    /// the second.
+    fn diagram_for(&self, seat: Seat) -> String {
+        let _ = seat;
+        self.diagram()
+    }
+
+    /// What the diagram's letters and marks mean, on one line.
+    fn legend() -> String;
+
     /// Who plays `seat`, in words ("Red"; "the first player").
     fn seat_name(seat: Seat) -> &'static str;
 

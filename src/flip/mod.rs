@@ -13,7 +13,7 @@ pub mod state;
 pub mod trainable;
 pub mod types;
 
-pub use notation::{FlipMoveError, PositionError, diagram, parse_move, parse_position, play_text, position};
+pub use notation::{FlipMoveError, PositionError, diagram, legend, parse_move, parse_position, play_text, position};
 pub use rules::{FlipRules, FlipRulesError, Setup};
 pub use state::{FlipGame, FlipMoves};
 pub use types::{Cell, FlipMove, Piece, Square};

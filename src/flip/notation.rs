@@ -261,6 +261,12 @@ fn why_illegal(g: &FlipGame, mv: FlipMove) -> String {
     }
 }
 
+/// What the letters and marks of [`diagram`] mean.
+pub fn legend() -> String {
+    let animals: Vec<String> = crate::jungle::Kind::ALL.iter().map(|k| format!("{} {}", k.letter(), k.name())).collect();
+    format!("Red is upper case, Blue lower case: {}; ? face down, . empty", animals.join(", "))
+}
+
 /// The board for a terminal: ranks 4 down to 1, `?` for a face-down piece, `.` for an empty
 /// square, then who owns which colour, whose turn it is and the face-down pool.
 pub fn diagram(g: &FlipGame) -> String {

@@ -18,7 +18,7 @@ pub mod types;
 pub use chase::{ChaseRule, Restriction};
 pub use history::{History, Step};
 pub use movegen::{MAX_MOVES, MoveList};
-pub use notation::{FenError, MoveTextError, START_FEN, diagram, fen, parse_fen, parse_move};
+pub use notation::{FenError, MoveTextError, START_FEN, diagram, diagram_turned, fen, legend, parse_fen, parse_move};
 pub use position::Position;
 pub use rules::{Repetition, Rules, RulesError};
 pub use state::{JungleGame, PlayError, describe_outcome};

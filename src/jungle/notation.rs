@@ -194,10 +194,21 @@ pub fn parse_move(text: &str) -> Result<Move, MoveTextError> {
 /// A board diagram with ranks 9..1 top to bottom, as in docs/rules.md:
 /// upper case Red, lower case Blue, `~` water, `#` trap, `*` den.
 pub fn diagram(pos: &Position) -> String {
+    diagram_from(pos, false)
+}
+
+/// The board as Blue sees it across the table: rank 1 at the top, file g on the left.
+pub fn diagram_turned(pos: &Position) -> String {
+    diagram_from(pos, true)
+}
+
+fn diagram_from(pos: &Position, turned: bool) -> String {
     let mut s = String::new();
-    for rank in (0..RANKS).rev() {
+    let ranks: Vec<usize> = if turned { (0..RANKS).collect() } else { (0..RANKS).rev().collect() };
+    let files: Vec<usize> = if turned { (0..FILES).rev().collect() } else { (0..FILES).collect() };
+    for rank in ranks {
         let _ = write!(s, "  {}  ", rank + 1);
-        for file in 0..FILES {
+        for (i, &file) in files.iter().enumerate() {
             let sq = Square::from_coords(file, rank).expect("on board");
             let c = match pos.piece_at(sq) {
                 Some(p) => p.letter(),
@@ -207,14 +218,20 @@ pub fn diagram(pos: &Position) -> String {
                 None => '.',
             };
             s.push(c);
-            if file + 1 < FILES {
+            if i + 1 < FILES {
                 s.push(' ');
             }
         }
         s.push('\n');
     }
-    s.push_str("     a b c d e f g\n");
+    s.push_str(if turned { "     g f e d c b a\n" } else { "     a b c d e f g\n" });
     s
+}
+
+/// What the letters and marks of [`diagram`] mean.
+pub fn legend() -> String {
+    let animals: Vec<String> = Kind::ALL.iter().map(|k| format!("{} {}", k.letter(), k.name())).collect();
+    format!("Red is upper case, Blue lower case: {}; ~ water, # trap, * den, . empty", animals.join(", "))
 }
 
 #[cfg(test)]

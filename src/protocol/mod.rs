@@ -19,6 +19,7 @@ pub mod options;
 pub mod parse;
 pub mod session;
 pub mod variant;
+pub mod verdict;
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};

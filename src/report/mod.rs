@@ -3,6 +3,7 @@
 
 pub mod data;
 pub mod plots;
+pub mod ticks;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

@@ -8,6 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::data::RunData;
+use super::ticks;
 
 /// A drawing backend's failure, in its own words (plotters' error types are generic over the
 /// backend, so the message is what is kept).
@@ -94,13 +95,16 @@ fn elo_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, d: &RunData, axi
         .y_label_area_size(55)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(err)?;
-    let x_fmt = |x: &f64| if axis == 2 { format!("{x:.2}") } else { format!("{x:.0}") };
+    let hours = ticks::real(x0, x1);
+    let x_fmt = |x: &f64| if axis == 2 { hours(x) } else { ticks::whole(x) };
     chart
         .configure_mesh()
         .x_desc(label)
         .y_desc(format!("Elo ({} depth 1 = 0)", d.engine))
+        .x_labels(ticks::LABELS)
+        .y_labels(ticks::LABELS)
         .x_label_formatter(&x_fmt)
-        .y_label_formatter(&|y| format!("{y:.0}"))
+        .y_label_formatter(&ticks::real(y0, y1))
         .label_style((FONT_NAME, 12))
         .draw()
         .map_err(err)?;
@@ -151,8 +155,10 @@ pub fn losses(dir: &Path, d: &RunData) -> PlotResult {
             chart
                 .configure_mesh()
                 .x_desc("training step")
-                .x_label_formatter(&|x| format!("{x:.0}"))
-                .y_label_formatter(&|y| format!("{y:.2}"))
+                .x_labels(ticks::LABELS)
+                .y_labels(ticks::LABELS)
+                .x_label_formatter(&ticks::whole)
+                .y_label_formatter(&ticks::real(y0, y1))
                 .label_style((FONT_NAME, 12))
                 .draw()
                 .map_err(err)?;
@@ -179,7 +185,7 @@ pub fn tablebase(dir: &Path, d: &RunData) -> PlotResult {
             .configure_mesh()
             .x_desc("generation")
             .y_desc("accuracy / mean value error")
-            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_label_formatter(&ticks::whole)
             .y_label_formatter(&|y| format!("{y:.1}"))
             .label_style((FONT_NAME, 12))
             .draw()
@@ -218,8 +224,10 @@ pub fn gates(dir: &Path, d: &RunData) -> PlotResult {
             .configure_mesh()
             .x_desc("candidate generation")
             .y_desc("Elo vs the best network")
-            .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-6 { format!("{x:.0}") } else { String::new() })
-            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_labels(ticks::LABELS)
+            .y_labels(ticks::LABELS)
+            .x_label_formatter(&ticks::whole)
+            .y_label_formatter(&ticks::real(y0, y1))
             .label_style((FONT_NAME, 12))
             .draw()
             .map_err(err)?;
@@ -301,7 +309,7 @@ pub fn reasons(dir: &Path, d: &RunData) -> PlotResult {
             .configure_mesh()
             .disable_y_mesh()
             .x_desc("games")
-            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_label_formatter(&ticks::whole)
             .y_labels(n * 2 + 1)
             .y_label_formatter(&|y| {
                 let i = *y - 0.5;

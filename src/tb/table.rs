@@ -55,6 +55,16 @@ impl Value {
         }
     }
 
+    /// The result in the words the players' `info string` lines use: "tablebase win in 27",
+    /// "tablebase loss in 4", "tablebase draw".
+    pub fn describe(self) -> String {
+        match self {
+            Value::Win(d) => format!("tablebase win in {d}"),
+            Value::Loss(d) => format!("tablebase loss in {d}"),
+            Value::Draw => "tablebase draw".to_string(),
+        }
+    }
+
     /// The same position seen from the side that just moved into it.
     pub fn from_mover(self) -> Value {
         match self {

@@ -75,6 +75,10 @@ pub enum CheckpointError {
     Header { path: String, message: String },
     #[error("{path}: {message}")]
     Incompatible { path: String, message: String },
+    /// The checkpoint trains another game or network shape than the config asks for: the
+    /// config is not the run's (the checkpoint itself is sound).
+    #[error("{path}: {message}")]
+    Disagrees { path: String, message: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -120,19 +124,12 @@ pub fn load(path: &Path, device: &Device, config: &TrainConfig, model: &ModelCon
     let name = path.display().to_string();
     let (meta, weights, optim_bytes) = read(path)?;
     if meta.game != shape.game {
-        return Err(CheckpointError::Incompatible {
-            path: name,
-            message: format!("the checkpoint trains the {} game but the config plays {}; use a new run directory", meta.game, shape.game),
-        });
+        return Err(CheckpointError::Disagrees { path: name, message: format!("the run trains the {} game but the config plays {}", meta.game, shape.game) });
     }
     if meta.model != *model {
-        return Err(CheckpointError::Incompatible {
+        return Err(CheckpointError::Disagrees {
             path: name,
-            message: format!(
-                "the checkpoint's network is {} but the config asks for {}; use a new run directory for a new shape",
-                meta.model.describe(),
-                model.describe()
-            ),
+            message: format!("the run trains a {} network but the config asks for {}", meta.model.describe(), model.describe()),
         });
     }
     let bad = |m: String| CheckpointError::Incompatible { path: name.clone(), message: m };

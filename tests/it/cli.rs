@@ -123,6 +123,30 @@ fn the_flip_game_plays_in_the_terminal_with_its_pool_shown() {
 }
 
 #[test]
+fn play_explains_the_board_turns_it_for_blue_and_hints_with_an_evaluation() {
+    let legend = "Red is upper case, Blue lower case: R Rat, C Cat, D Dog, W Wolf, P Leopard, T Tiger, L Lion, E Elephant; ~ water, # trap, * den, . empty";
+    let o = with_stdin(&["play", "--movetime", "50"], "hint\nhelp\nquit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.matches(legend).count(), 2, "the legend at the start and with help:\n{out}");
+    // Red sees rank 9 at the top and file a on the left.
+    let board: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("  9  ")).take(10).collect();
+    assert_eq!((board[0], board[8], board[9]), ("  9  l . # * # . t", "  1  T . # * # . L", "     a b c d e f g"), "{out}");
+    let hint = out.lines().find_map(|l| l.split("your move> ").last().filter(|h| h.starts_with("hint: "))).unwrap_or_else(|| panic!("no hint:\n{out}"));
+    // "hint: a3a4 (score +12 for you at depth 5)": a move, then the engine's view of it.
+    let (mv, view) = hint["hint: ".len()..].split_once(' ').unwrap();
+    assert!(mv.len() == 4 && view.starts_with("(score ") && view.contains(" for you at depth ") && view.ends_with(')'), "{hint}");
+
+    // Blue sees the board from the other side: rank 1 at the top, file g on the left.
+    let o = with_stdin(&["play", "--human", "blue", "--movetime", "30"], "quit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let board: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("  1  ")).take(10).collect();
+    assert_eq!((board[8], board[9]), ("  9  t . # * # . l", "     g f e d c b a"), "{out}");
+    assert!(!out.contains("     a b c d e f g"), "{out}");
+}
+
+#[test]
 fn flip_positions_show_and_search_and_bad_ones_are_one_line() {
     let o = junglezero(&["show", "--game", "flip"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -91,7 +91,7 @@ fn the_gate_decides_each_candidate_once_with_any_evaluator() {
         loaded.borrow_mut().push(p.file_name().unwrap().to_string_lossy().into_owned());
         Ok(RolloutEvaluator { playouts: 2, max_plies: 20 })
     };
-    gate_candidates(&run, &junglezero::pipeline::gate_settings::<JungleGame>(&config), &load).unwrap();
+    gate_candidates(&run, &junglezero::pipeline::gate_settings::<JungleGame>(&config), &load, &mut |_, _, _, _| {}).unwrap();
     assert!(run.candidates().is_empty(), "every candidate was decided");
     let mut decided: Vec<u64> = run.promoted().into_iter().chain(run.rejected()).map(|(g, _)| g).collect();
     decided.sort_unstable();
@@ -116,7 +116,7 @@ fn with_gating_disabled_candidates_are_promoted_without_a_match() {
     let mut config = small_config();
     config.gate.enabled = false;
     let load = |_: &Path| -> Result<UniformEvaluator, ModelFileError> { panic!("no network is loaded when gating is disabled") };
-    gate_candidates(&run, &junglezero::pipeline::gate_settings::<JungleGame>(&config), &load).unwrap();
+    gate_candidates(&run, &junglezero::pipeline::gate_settings::<JungleGame>(&config), &load, &mut |_, _, _, _| {}).unwrap();
     assert_eq!(run.best().map(|(g, _)| g), Some(1));
     let (events, _) = run.read_events();
     assert!(events.iter().any(|e| matches!(e, Event::Gate(g) if g.generation == 1 && g.accepted && g.reason == "gating disabled")));

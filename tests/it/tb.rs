@@ -361,6 +361,8 @@ fn the_protocol_takes_a_tablebase_path() {
     writeln!(input, "setoption name TablebasePath value {}\nposition fen {WIN_FEN}\ngo depth 3", dir.display()).unwrap();
     let out = until("bestmove");
     assert!(out.iter().any(|l| l.starts_with("info depth") && l.contains(" tbhits ") && l.contains("score mate 14")), "{out:?}");
+    // The line MCTS prints for a root the tables hold (below), alpha-beta prints too.
+    assert!(out.contains(&"info string tablebase win in 27".to_string()), "{out:?}");
     writeln!(input, "setoption name Engine value mcts\nsetoption name Model value {model}\ngo nodes 50").unwrap();
     let mcts_out = until("bestmove");
     assert!(mcts_out.contains(&"info string tablebase win in 27".to_string()), "{mcts_out:?}");
@@ -371,6 +373,33 @@ fn the_protocol_takes_a_tablebase_path() {
     assert!(out.last().is_some_and(|l| l.contains("/nonexistent")), "{out:?} after {mcts_out:?}");
     writeln!(input, "quit").unwrap();
     assert!(child.wait().unwrap().success());
+}
+
+/// `play`'s hint in a position the tables hold gives the move with the search's evaluation
+/// and the tables' result; a hint elsewhere has no tables' result.
+#[test]
+fn a_hint_in_a_table_position_says_the_tables_result() {
+    use std::io::Write;
+    let play = |fen: &str| {
+        let dir = format!("tablebase.dir={}", tb_dir().display());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+            .args(["play", "--fen", fen, "--set", &dir, "--movetime", "100"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"hint\nquit\n").unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let out = play(WIN_FEN);
+    let hint = out.lines().find_map(|l| l.split("your move> ").last().filter(|h| h.starts_with("hint: "))).unwrap_or_else(|| panic!("no hint in:\n{out}"));
+    assert!(hint.contains("a win in 14 moves for you") && hint.ends_with("tablebase win in 27)"), "{hint}");
+    // Five pieces: beyond the three-piece tables.
+    let out = play("6t/3l3/7/7/7/7/2E4/RC5/7 w");
+    let hint = out.lines().find_map(|l| l.split("your move> ").last().filter(|h| h.starts_with("hint: "))).unwrap_or_else(|| panic!("no hint in:\n{out}"));
+    assert!(hint.contains(" for you at depth ") && !hint.contains("tablebase"), "{hint}");
 }
 
 /// Self-play with the tables ends each game at its first position they hold, with their

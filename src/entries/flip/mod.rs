@@ -209,6 +209,10 @@ impl HouseGame for FlipGame {
         crate::flip::diagram(self)
     }
 
+    fn legend() -> String {
+        crate::flip::legend()
+    }
+
     fn seat_name(seat: Seat) -> &'static str {
         match seat {
             Seat::First => "the first player",

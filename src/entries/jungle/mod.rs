@@ -19,7 +19,7 @@ use crate::arena::spec::{Contestants, PlayerError, PlayerSettings, PlayerSpec};
 use crate::config::Config;
 use crate::game::{Outcome, Seat};
 use crate::games::{GameName, GameRulesError};
-use crate::jungle::{JungleGame, PlayError, Repetition, Rules, describe_outcome, diagram, perft};
+use crate::jungle::{JungleGame, PlayError, Repetition, Rules, describe_outcome, diagram, diagram_turned, legend, perft};
 use crate::nn::burn_eval::NetEvaluator;
 use crate::pipeline::{Pipeline, PipelineError, ProgressFn, RunGame};
 use crate::protocol::variant::{ProtocolGame, check_option, spin_option};
@@ -160,6 +160,17 @@ impl HouseGame for JungleGame {
 
     fn diagram(&self) -> String {
         diagram(self.position())
+    }
+
+    fn diagram_for(&self, seat: Seat) -> String {
+        match seat {
+            Seat::First => diagram(self.position()),
+            Seat::Second => diagram_turned(self.position()),
+        }
+    }
+
+    fn legend() -> String {
+        legend()
     }
 
     fn seat_name(seat: Seat) -> &'static str {
