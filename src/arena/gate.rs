@@ -175,6 +175,8 @@ pub fn play_ladder<G: ArenaGame>(
     // and plays the rest when the run resumes.
     let per = games_played(l.calibration_games);
     let total = pairs.len() as u64 * per;
+    // Recorded before it is announced, so that a Ctrl-C on seeing the line is said to stop it.
+    crate::store::hooks::enter("calibration");
     if !pairs.is_empty() {
         tracing::info!(
             "ladder calibration: {} {} of {} games between neighbouring depths pin down the Elo scale (once a run)",
@@ -183,7 +185,6 @@ pub fn play_ladder<G: ArenaGame>(
             l.calibration_games
         );
     }
-    crate::store::hooks::enter("calibration");
     for (i, &(lo, hi)) in pairs.iter().enumerate() {
         let label = format!("{} vs {} (match {} of {})", ab(hi), ab(lo), i + 1, pairs.len());
         let at = InStage { stage: "calibration", before: i as u64 * per, total, label, progress: &mut *progress };
