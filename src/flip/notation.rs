@@ -263,7 +263,7 @@ fn why_illegal(g: &FlipGame, mv: FlipMove) -> String {
 
 /// What the letters and marks of [`diagram`] mean.
 pub fn legend() -> String {
-    let animals: Vec<String> = crate::jungle::Kind::ALL.iter().map(|k| format!("{} {}", k.letter(), k.name())).collect();
+    let animals: Vec<String> = crate::animals::Kind::ALL.iter().map(|k| format!("{} {}", k.letter(), k.name())).collect();
     format!("Red is upper case, Blue lower case: {}; ? face down, . empty", animals.join(", "))
 }
 
