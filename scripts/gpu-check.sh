@@ -36,7 +36,7 @@ mkdir -p "$out" || exit 1
 # One overall limit: the script runs itself again under `timeout`, which ends every step it
 # started when the limit passes.
 if [ -z "${GPU_CHECK_INNER:-}" ]; then
-    GPU_CHECK_INNER=1 GPU_CHECK_START=$(date +%s) timeout --kill-after=10 "$total" "$self" "$@"
+    OUT="$out" GPU_CHECK_INNER=1 GPU_CHECK_START=$(date +%s) timeout --kill-after=10 "$total" "$self"
     rc=$?
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
         echo "gpu-check: stopped at the overall limit of $total s" | tee -a "$out/gpu-check.log"
