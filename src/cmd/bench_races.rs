@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use junglezero::game::{Encode, Game};
+use junglezero::game::Encode;
 use junglezero::jungle::JungleGame;
 use junglezero::mcts::{MctsConfig, MctsPlayer};
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::player::{Limits, Player};
-use junglezero::tb::{Tablebase, Value};
+use junglezero::tb::Tablebase;
 
 use crate::cli::ConfigArgs;
 
@@ -46,13 +46,9 @@ pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions:
                 visits += u64::from(s.root_visits());
                 proven += usize::from(s.root_proof().is_some_and(|p| p.win));
             }
-            let Some(mv) = best else { continue };
-            let mut child = game.clone();
-            child.play_unchecked(mv);
-            let after = if child.outcome().is_some() { Some(Value::Loss(0)) } else { tb.probe(child.position()).ok() };
-            if let Some(Value::Loss(k)) = after {
+            if let Some(quickest) = best.and_then(|mv| super::bench_tb::judge(&tb, game, mv, *plies)) {
                 kept += 1;
-                fastest += usize::from(k + 1 == *plies || (child.outcome().is_some() && *plies == 1));
+                fastest += usize::from(quickest);
             }
         }
         writeln!(

@@ -32,13 +32,9 @@ pub fn run(dir: &std::path::Path, positions: usize, depth: u32, min_plies: u16, 
             let r = engine.search(game, &Limits { depth: Some(depth), ..Limits::default() }, &mut |_| {});
             secs += start.elapsed().as_secs_f64();
             nodes += r.nodes;
-            let Some(mv) = r.best else { continue };
-            let mut child = game.clone();
-            child.play_unchecked(mv);
-            let after = if child.outcome().is_some() { Some(Value::Loss(0)) } else { tb.probe(child.position()).ok() };
-            if let Some(Value::Loss(k)) = after {
+            if let Some(quickest) = r.best.and_then(|mv| judge(&tb, game, mv, *d)) {
                 kept += 1;
-                fastest += usize::from(k + 1 == *d || (child.outcome().is_some() && *d == 1));
+                fastest += usize::from(quickest);
             }
         }
         writeln!(
@@ -49,6 +45,19 @@ pub fn run(dir: &std::path::Path, positions: usize, depth: u32, min_plies: u16, 
         )?;
     }
     Ok(())
+}
+
+/// What the tables say of `mv` played in `game`, a win in `plies` for the side to move: `None`
+/// when it gives the win away, else whether it is a fastest win.
+pub(crate) fn judge(tb: &Tablebase, game: &JungleGame, mv: junglezero::jungle::Move, plies: u16) -> Option<bool> {
+    let mut child = game.clone();
+    child.play_unchecked(mv);
+    let over = child.outcome().is_some();
+    let after = if over { Some(Value::Loss(0)) } else { tb.probe(child.position()).ok() };
+    match after {
+        Some(Value::Loss(k)) => Some(k + 1 == plies || (over && plies == 1)),
+        _ => None,
+    }
 }
 
 /// Up to `n` random 3-piece positions the tables say the side to move wins in `min_plies` or
