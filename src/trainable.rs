@@ -71,4 +71,21 @@ pub trait Trainable: Encode {
     fn is_chance_move(_mv: Self::Move) -> bool {
         false
     }
+
+    /// How many chance outcomes the game numbers (0 for a game without chance): outside APIs
+    /// that give each outcome a number (OpenSpiel's chance actions) use [`chance_index`].
+    ///
+    /// [`chance_index`]: Trainable::chance_index
+    const CHANCE_OUTCOMES: usize = 0;
+
+    /// The number of chance outcome `mv`, below [`CHANCE_OUTCOMES`](Trainable::CHANCE_OUTCOMES)
+    /// and distinct among the outcomes of one chance node.
+    fn chance_index(_mv: Self::Move) -> usize {
+        0
+    }
+
+    /// An upper bound on a game's length in plies under `rules`, if the rules set one (a
+    /// cap, or a limit on plies without progress that the game's captures can only reset so
+    /// often); `None` when nothing but the repetition rule ends a long game.
+    fn ply_bound(rules: &Self::Rules) -> Option<u32>;
 }

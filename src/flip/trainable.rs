@@ -92,6 +92,27 @@ impl Trainable for FlipGame {
         matches!(mv, FlipMove::Reveal(..))
     }
 
+    /// A flip reveals one of the 16 pieces (8 animals of each colour).
+    const CHANCE_OUTCOMES: usize = 16;
+
+    fn chance_index(mv: FlipMove) -> usize {
+        match mv {
+            FlipMove::Reveal(_, p) => p.index(),
+            _ => 0,
+        }
+    }
+
+    /// Every flip and capture resets the count of plies without progress, and a game holds
+    /// 16 pieces to flip and at most 15 captures.
+    fn ply_bound(rules: &FlipRules) -> Option<u32> {
+        let progress = (rules.no_progress_plies > 0).then(|| (16 + 15 + 1) * (u32::from(rules.no_progress_plies) + 1));
+        let cap = (rules.max_plies > 0).then_some(u32::from(rules.max_plies));
+        match (cap, progress) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn mirror_action(action: usize) -> usize {
         let (plane, sq) = (action / SQUARES, action % SQUARES);
         let (file, rank) = (sq % FILES, sq / FILES);
@@ -147,5 +168,24 @@ mod tests {
         FlipGame::mirror_planes(&mut x);
         assert_eq!(x, y);
         assert_eq!(FlipGame::from_root(&a.root_text(), &rules).unwrap(), a);
+    }
+
+    #[test]
+    fn chance_outcomes_are_numbered_apart_and_the_ply_bound_follows_the_rules() {
+        let mut g = FlipGame::start(FlipRules::default());
+        let flip = g.legal_moves().iter().copied().find(|m| matches!(m, FlipMove::Flip(_))).unwrap();
+        g.play_unchecked(flip);
+        let mut out = Vec::new();
+        g.chance_outcomes(&mut out);
+        let mut numbers: Vec<usize> = out.iter().map(|&(m, _)| FlipGame::chance_index(m)).collect();
+        assert_eq!(numbers.len(), 16, "a first flip may reveal any of the 16 pieces");
+        numbers.sort_unstable();
+        numbers.dedup();
+        assert_eq!(numbers.len(), 16);
+        assert!(numbers.iter().all(|&n| n < FlipGame::CHANCE_OUTCOMES));
+        let r = FlipRules::default();
+        assert_eq!(FlipGame::ply_bound(&r), Some(32 * 41));
+        assert_eq!(FlipGame::ply_bound(&FlipRules { max_plies: 100, ..r }), Some(100));
+        assert_eq!(FlipGame::ply_bound(&FlipRules { no_progress_plies: 0, max_plies: 70, ..r }), Some(70));
     }
 }

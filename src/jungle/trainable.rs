@@ -75,6 +75,17 @@ impl Trainable for JungleGame {
     fn mirror_action(action: usize) -> usize {
         mirror_action(action)
     }
+
+    /// Only a capture resets the count of plies without one, and a game has at most 15
+    /// captures (the 16th piece taken would be a side's last but one).
+    fn ply_bound(rules: &Rules) -> Option<u32> {
+        let quiet = (rules.no_capture_plies > 0).then(|| 16 * (u32::from(rules.no_capture_plies) + 1));
+        let cap = (rules.max_plies > 0).then_some(u32::from(rules.max_plies));
+        match (cap, quiet) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -101,5 +112,16 @@ mod tests {
         let back = JungleGame::from_root(&g.root_text(), g.rules()).unwrap();
         assert_eq!(back.position(), g.position());
         assert!(JungleGame::from_root("not a fen", g.rules()).is_err());
+    }
+
+    #[test]
+    fn the_ply_bound_follows_the_no_capture_limit_and_the_cap() {
+        let r = Rules::default();
+        assert_eq!(r.no_capture_plies, 200);
+        assert_eq!(JungleGame::ply_bound(&r), Some(16 * 201));
+        assert_eq!(JungleGame::ply_bound(&Rules { max_plies: 300, ..r }), Some(300));
+        assert_eq!(JungleGame::ply_bound(&Rules { max_plies: 9000, ..r }), Some(16 * 201));
+        assert_eq!(JungleGame::ply_bound(&Rules { no_capture_plies: 0, ..r }), None);
+        assert_eq!(JungleGame::CHANCE_OUTCOMES, 0);
     }
 }
