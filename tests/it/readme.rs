@@ -32,6 +32,7 @@ const SKIPPED: &[(&str, &str)] = &[
         "junglezero arena --game flip --a mcts:model=PATH,sims=64 --b expectiminimax:depth=2 --games 200",
         "PATH is a network the flip training above writes; none ships",
     ),
+    ("pip install ./python", "builds the Python package, minutes long; CI installs it and runs python/tests"),
     ("cargo build --release --features wgpu", "a build of its own, minutes long"),
     ("cargo build --release --features wgpu,cudnn", "a build of its own, minutes long"),
     ("./target/release/junglezero train --config configs/gpu.toml", "trains on a GPU"),
