@@ -2,10 +2,10 @@
 on them."""
 
 import numpy as np
+import pyspiel
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
-import junglezero.openspiel  # noqa: E402,F401  (registers the games)
+import junglezero.openspiel  # registers the games
 
 
 @pytest.mark.parametrize("short_name", ["python_jungle", "python_flip"])

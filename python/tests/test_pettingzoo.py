@@ -2,11 +2,9 @@
 
 import numpy as np
 import pytest
+from pettingzoo.test import api_test
 
-pytest.importorskip("pettingzoo")
-from pettingzoo.test import api_test  # noqa: E402
-
-from junglezero.pettingzoo import env  # noqa: E402
+from junglezero.pettingzoo import env
 
 
 @pytest.mark.parametrize("game", ["jungle", "flip"])
