@@ -172,6 +172,33 @@ impl Batch {
         going
     }
 
+    /// Plays in every game not over a legal action drawn from `weights` (n × actions, float:
+    /// a policy's probabilities, or any non-negative weights; only the legal actions count, so
+    /// no mask is needed; a game whose legal actions all weigh 0 draws uniformly); how many
+    /// games are still going afterwards.
+    fn step_policy(&mut self, py: Python<'_>, weights: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let actions = self.start.shape().actions();
+        let n = self.games.len();
+        let bytes = bytes_of(weights, "<f4", n * actions, "step_policy: n × actions weights")?;
+        let w: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        if let Some(i) = w.iter().position(|x| !x.is_finite() || *x < 0.0) {
+            return Err(fail(format!("step_policy: weight {} of game {} is {}; weights are finite and not negative", i % actions, i / actions, w[i])));
+        }
+        let (going, plies) = self.with_games(py, |games, rng| {
+            let (mut going, mut plies) = (0, 0);
+            for (g, row) in games.iter_mut().zip(w.chunks_exact(actions)) {
+                if g.weighted_step(row, rng) {
+                    plies += 1;
+                    Batch::settle(g.as_mut(), rng);
+                }
+                going += usize::from(g.current_player() != TERMINAL);
+            }
+            (going, plies)
+        });
+        self.plies += plies;
+        Ok(going)
+    }
+
     /// Starts every finished game again from the start; how many were.
     fn reset_finished(&mut self) -> usize {
         let mut n = 0;

@@ -60,6 +60,10 @@ pub trait Ops: Send + Sync {
     /// Plays a uniformly random legal move, or nature's move by its probabilities; false once
     /// the game is over.
     fn random_step(&mut self, rng: &mut ChaCha8Rng) -> bool;
+    /// Plays a legal move drawn with probability proportional to its action's weight in
+    /// `weights` (one per action; a player whose legal actions all weigh 0 draws uniformly);
+    /// false when no player is to move.
+    fn weighted_step(&mut self, weights: &[f32], rng: &mut ChaCha8Rng) -> bool;
     /// The game's record: the text of the position it started from, and the moves played
     /// since as the game's 16-bit codes (what pickling keeps).
     fn record(&self) -> (String, Vec<u16>);
@@ -288,6 +292,33 @@ impl<G: HouseGame> Ops for Typed<G> {
                 }
             }
         }
+    }
+
+    fn weighted_step(&mut self, weights: &[f32], rng: &mut ChaCha8Rng) -> bool {
+        if !matches!(self.g.turn(), Turn::Player(_)) {
+            return false;
+        }
+        let moves = self.g.legal_moves();
+        let weight = |m: G::Move| weights.get(self.g.action_index(m)).copied().unwrap_or(0.0);
+        let total: f32 = moves.iter().map(|&m| weight(m)).sum();
+        if moves.is_empty() {
+            return false;
+        }
+        if total <= 0.0 {
+            return self.random_step(rng);
+        }
+        let mut r = rng.random::<f32>() * total;
+        let mut pick = moves[moves.len() - 1];
+        for &m in moves.iter() {
+            let w = weight(m);
+            if w > 0.0 && r < w {
+                pick = m;
+                break;
+            }
+            r -= w;
+        }
+        self.play(pick);
+        true
     }
 
     fn record(&self) -> (String, Vec<u16>) {

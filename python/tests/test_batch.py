@@ -54,3 +54,27 @@ def test_random_playouts_finish_games():
 def test_batch_size_is_checked():
     with pytest.raises(jz.JungleZeroError):
         jz.Batch(jz.Game(), 0)
+
+
+def test_step_policy_plays_only_legal_weighted_moves():
+    game = jz.Game()
+    batch = jz.Batch(game, 6, seed=4)
+    start = batch.state(0)
+    legal = start.legal_actions()
+    # All the weight on one legal action and on illegal ones: that legal action is played.
+    w = np.zeros((6, game.num_actions), dtype=np.float32)
+    illegal = [a for a in range(game.num_actions) if a not in legal]
+    w[:, illegal] = 5.0
+    w[:, legal[3]] = 1.0
+    assert batch.step_policy(w) == 6
+    expected = start.clone()
+    expected.apply_action(legal[3])
+    assert all(batch.state(i).to_fen() == expected.to_fen() for i in range(6))
+    # Weights only on illegal actions: a uniform legal draw, never an error.
+    w[:] = 0.0
+    w[:, illegal] = 1.0
+    batch.step_policy(w)
+    assert batch.counters()[0] == 12
+    for bad in (np.full((6, game.num_actions), np.nan, np.float32), -np.ones((6, game.num_actions), np.float32), np.ones(5)):
+        with pytest.raises(jz.JungleZeroError):
+            batch.step_policy(bad)
