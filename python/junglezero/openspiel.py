@@ -52,6 +52,10 @@ class _SpielGame(pyspiel.Game):
 
     def __init__(self, params=None, rules: Optional[str] = None):
         self.jz = Game(self._NAME, rules)
+        # OpenSpiel counts nature's actions in a game's length; the rules' bound counts plies, a
+        # flip and what it reveals being one: at most one chance action a ply.
+        bound = self.jz.max_game_length
+        length = _UNBOUNDED if bound is None else bound * (2 if self.jz.num_chance_outcomes else 1)
         info = pyspiel.GameInfo(
             num_distinct_actions=self.jz.num_actions,
             max_chance_outcomes=self.jz.num_chance_outcomes,
@@ -59,7 +63,7 @@ class _SpielGame(pyspiel.Game):
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=self.jz.max_game_length or _UNBOUNDED,
+            max_game_length=length,
         )
         super().__init__(self._TYPE, info, params or dict())
 

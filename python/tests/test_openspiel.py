@@ -20,6 +20,8 @@ def test_game_facts():
     assert jungle.num_players() == 2
     flip = pyspiel.load_game("python_flip")
     assert flip.max_chance_outcomes() == 16
+    # A flip and its reveal are one ply but two OpenSpiel actions.
+    assert flip.max_game_length() == 2 * 32 * 41
     assert flip.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     state = flip.new_initial_state()
     state.apply_action(state.legal_actions()[0])
