@@ -223,6 +223,23 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 }
 
+/// One of `items` drawn by weight, for `r` drawn uniformly from [0, the weights' sum) (nature's
+/// move from [`Game::chance_outcomes`] with `r` in [0, 1)); rounding that leaves `r` past the
+/// end takes the last item of positive weight. `None` when no item weighs anything.
+pub fn by_weight<M>(items: impl IntoIterator<Item = (M, f32)>, mut r: f32) -> Option<M> {
+    let mut last = None;
+    for (m, w) in items {
+        if w > 0.0 {
+            if r < w {
+                return Some(m);
+            }
+            last = Some(m);
+        }
+        r -= w;
+    }
+    last
+}
+
 /// A move that is not legal in the position it was played in.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("illegal move {0}")]
@@ -276,4 +293,22 @@ pub trait Encode: Game {
     /// A hash of everything `encode` reads: equal hashes mean equal encodings (up to hash
     /// collisions), so network outputs can be cached by it.
     fn input_hash(&self) -> u64;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::by_weight;
+
+    #[test]
+    fn by_weight_draws_in_proportion_and_skips_what_weighs_nothing() {
+        let items = [("a", 0.25), ("b", 0.0), ("c", 0.75)];
+        assert_eq!(by_weight(items, 0.0), Some("a"));
+        assert_eq!(by_weight(items, 0.2499), Some("a"));
+        assert_eq!(by_weight(items, 0.25), Some("c"));
+        assert_eq!(by_weight(items, 0.999), Some("c"));
+        assert_eq!(by_weight(items, 1.0001), Some("c"), "rounding past the end takes the last weighed item");
+        assert_eq!(by_weight([("a", 0.5), ("b", 0.0)], 0.7), Some("a"));
+        assert_eq!(by_weight([("a", 0.0)], 0.0), None);
+        assert_eq!(by_weight(Vec::<(&str, f32)>::new(), 0.0), None);
+    }
 }

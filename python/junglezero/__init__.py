@@ -11,7 +11,7 @@ them as PettingZoo environments. See docs/python.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -64,34 +64,6 @@ class EngineMove:
     info: List[str] = field(default_factory=list)
 
 
-def _read_info(lines: Sequence[str], result: EngineMove) -> None:
-    for line in lines:
-        words = line.split()
-        if not words or words[0] != "info" or "score" not in words:
-            continue
-        i = 1
-        while i < len(words):
-            w, rest = words[i], words[i + 1 :]
-            try:
-                if w == "depth" and rest:
-                    result.depth = int(rest[0])
-                    i += 2
-                elif w == "score" and len(rest) >= 2 and rest[0] in ("cp", "mate"):
-                    value = int(rest[1])
-                    result.score_cp, result.mate = (value, None) if rest[0] == "cp" else (None, value)
-                    i += 3
-                elif w == "score" and rest:
-                    result.value = float(rest[0])
-                    i += 2
-                elif w == "pv":
-                    result.pv = rest
-                    break
-                else:
-                    i += 1
-            except ValueError:
-                i += 1
-
-
 def best_move(
     state: State,
     depth: Optional[int] = None,
@@ -103,10 +75,8 @@ def best_move(
     """The classical engine's move in ``state`` (alpha-beta for Jungle, expectiminimax for the
     flip game), searching ``depth`` plies, ``movetime`` milliseconds or ``nodes`` nodes.
     ``config``/``set`` are a TOML config and ``key=value`` overrides, as on the command line."""
-    action, move, info = _alphabeta(state, depth=depth, movetime=movetime, nodes=nodes, config=config, set=set)
-    result = EngineMove(action=action, move=move, info=list(info))
-    _read_info(info, result)
-    return result
+    found = _alphabeta(state, depth=depth, movetime=movetime, nodes=nodes, config=config, set=set)
+    return EngineMove(**found)
 
 
 @dataclass

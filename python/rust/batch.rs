@@ -71,9 +71,9 @@ impl Batch {
     /// Puts a copy of `state` (of this batch's game) in slot `i`.
     fn set_state(&mut self, i: usize, state: &PyState) -> PyResult<()> {
         let n = self.games.len();
-        let (want, got) = (self.start.facts(), state.inner.facts());
-        if want.game != got.game {
-            return Err(fail(format!("a state of game '{}' in a batch of '{}'", got.game, want.game)));
+        let (want, got) = (self.start.game(), state.inner.game());
+        if want != got {
+            return Err(fail(format!("a state of game '{got}' in a batch of '{want}'")));
         }
         let slot = self.games.get_mut(i).ok_or_else(|| fail(format!("no game {i} in a batch of {n}")))?;
         *slot = state.inner.boxed();

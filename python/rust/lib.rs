@@ -201,7 +201,7 @@ impl PyState {
     }
 
     fn game_name(&self) -> &'static str {
-        self.inner.facts().game.name()
+        self.inner.game().name()
     }
 
     fn rules(&self) -> String {
@@ -232,7 +232,7 @@ impl PyState {
     }
 
     fn __repr__(&self) -> String {
-        format!("State('{}', '{}')", self.inner.facts().game.name(), self.inner.to_text())
+        format!("State('{}', '{}')", self.inner.game().name(), self.inner.to_text())
     }
 }
 

@@ -17,6 +17,7 @@ use junglezero::player::{Limits, Player};
 use junglezero::protocol::variant::ProtocolGame;
 use junglezero::trainable::Trainable;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::state::{Ops, Typed};
 use crate::{PyState, array, bytes_of, fail, floats_to_bytes};
@@ -29,11 +30,7 @@ fn settings(config: Option<&str>, set: Option<Vec<String>>) -> PyResult<Config> 
 
 /// The state of game `G` behind `state`, or why it is another game's.
 fn typed<'a, G: HouseGame>(state: &'a dyn Ops, what: &str) -> Result<&'a G, String> {
-    state
-        .as_any()
-        .downcast_ref::<Typed<G>>()
-        .map(|t| &t.g)
-        .ok_or_else(|| format!("a state of game '{}' given to {what} of game '{}'", state.facts().game, G::NAME))
+    state.as_any().downcast_ref::<Typed<G>>().map(|t| &t.g).ok_or_else(|| format!("a state of game '{}' given to {what} of game '{}'", state.game(), G::NAME))
 }
 
 /// The action of `mv` in `g`: its policy index, or nature's number for a chance outcome.
@@ -84,24 +81,36 @@ fn classical_move<G: HouseGame>(state: &dyn Ops, config: &Config, limits: &Limit
     Ok((action_of(g, mv), mv.to_string(), info))
 }
 
-/// The classical engine's move (alpha-beta for Jungle, expectiminimax for the flip game):
-/// (action, move, the engine's `info` lines).
+/// The classical engine's move (alpha-beta for Jungle, expectiminimax for the flip game) as
+/// a dict: `action`, `move`, the engine's `info` lines, and what the last scored one says
+/// (`depth`, `score_cp`, `mate`, `value`, `pv`; None where it says nothing).
 #[pyfunction]
 #[pyo3(signature = (state, depth = None, movetime = None, nodes = None, config = None, set = None))]
-pub fn alphabeta(
-    py: Python<'_>,
+pub fn alphabeta<'py>(
+    py: Python<'py>,
     state: &PyState,
     depth: Option<u32>,
     movetime: Option<u64>,
     nodes: Option<u64>,
     config: Option<&str>,
     set: Option<Vec<String>>,
-) -> PyResult<(i64, String, Vec<String>)> {
+) -> PyResult<Bound<'py, PyDict>> {
     let limits = limits(depth, movetime, nodes)?;
     let config = settings(config, set)?;
     let inner = &state.inner;
-    let game = inner.facts().game;
-    py.detach(|| junglezero::with_game!(game, G => classical_move::<G>(inner.as_ref(), &config, &limits))).map_err(fail)
+    let game = inner.game();
+    let (action, mv, info) = py.detach(|| junglezero::with_game!(game, G => classical_move::<G>(inner.as_ref(), &config, &limits))).map_err(fail)?;
+    let scored = junglezero::protocol::verdict::last_scored(&info).unwrap_or_default();
+    let d = PyDict::new(py);
+    d.set_item("action", action)?;
+    d.set_item("move", mv)?;
+    d.set_item("depth", scored.depth)?;
+    d.set_item("score_cp", scored.cp)?;
+    d.set_item("mate", scored.mate)?;
+    d.set_item("value", scored.value)?;
+    d.set_item("pv", scored.pv)?;
+    d.set_item("info", info)?;
+    Ok(d)
 }
 
 /// A loaded network: the game it plays, and its raw outputs for batches of states.
@@ -149,7 +158,7 @@ impl Network {
         let size = shape.input_size();
         let mut planes = vec![0f32; states.len() * size];
         for (i, (s, out)) in states.iter().zip(planes.chunks_exact_mut(size)).enumerate() {
-            let got = s.inner.facts().game;
+            let got = s.inner.game();
             if got != self.game {
                 return Err(fail(format!("state {i} is of game '{got}'; the network plays '{}'", self.game)));
             }
@@ -280,7 +289,7 @@ impl Mcts {
     /// visits), `priors`, `q` (action → mean value for the player to move), `value`, `wdl`
     /// (or None), `pv` (actions), `pv_moves`, `simulations`.
     #[pyo3(signature = (state, sims = None, movetime = None))]
-    fn search<'py>(&self, py: Python<'py>, state: &PyState, sims: Option<u32>, movetime: Option<u64>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    fn search<'py>(&self, py: Python<'py>, state: &PyState, sims: Option<u32>, movetime: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
         if sims == Some(0) || movetime == Some(0) {
             return Err(fail("sims and movetime must be at least 1"));
         }
@@ -297,10 +306,10 @@ impl Mcts {
                 s.search(inner.as_ref(), &limits)
             })
             .map_err(fail)?;
-        let d = pyo3::types::PyDict::new(py);
-        let visits = pyo3::types::PyDict::new(py);
-        let priors = pyo3::types::PyDict::new(py);
-        let q = pyo3::types::PyDict::new(py);
+        let d = PyDict::new(py);
+        let visits = PyDict::new(py);
+        let priors = PyDict::new(py);
+        let q = PyDict::new(py);
         for (a, _, n, p, v) in &found.children {
             visits.set_item(a, n)?;
             priors.set_item(a, p)?;
@@ -348,7 +357,7 @@ impl Tablebase {
     #[pyo3(signature = (dir, game = "jungle", rules = None))]
     fn new(py: Python<'_>, dir: &str, game: &str, rules: Option<&str>) -> PyResult<Tablebase> {
         let start = crate::state::start(game, rules).map_err(fail)?;
-        let name = start.facts().game;
+        let name = start.game();
         let mut config = Config::default();
         config.tablebase.dir = dir.to_string();
         let prober = py.detach(|| {

@@ -6,7 +6,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use junglezero::entries::HouseGame;
-use junglezero::game::{Shape, Turn};
+use junglezero::game::{Shape, Turn, by_weight};
 use junglezero::games::GameName;
 use junglezero::trainable::Trainable;
 use rand::RngExt;
@@ -31,6 +31,7 @@ pub struct Facts {
 pub trait Ops: Send + Sync {
     fn boxed(&self) -> Box<dyn Ops>;
     fn facts(&self) -> Facts;
+    fn game(&self) -> GameName;
     fn shape(&self) -> Shape;
     fn current_player(&self) -> i32;
     fn legal_actions(&self) -> Vec<i64>;
@@ -133,6 +134,10 @@ impl<G: HouseGame> Ops for Typed<G> {
     fn facts(&self) -> Facts {
         let rules = self.g.game_rules();
         Facts { game: G::NAME, shape: G::SHAPE, chance_outcomes: G::CHANCE_OUTCOMES, ply_bound: G::ply_bound(rules), rules: rules.to_string() }
+    }
+
+    fn game(&self) -> GameName {
+        G::NAME
     }
 
     fn shape(&self) -> Shape {
@@ -274,16 +279,7 @@ impl<G: HouseGame> Ops for Typed<G> {
             }
             Turn::Chance => {
                 self.g.chance_outcomes(&mut self.scratch);
-                let mut r: f32 = rng.random::<f32>();
-                let mut pick = self.scratch.last().map(|(m, _)| *m);
-                for (m, p) in &self.scratch {
-                    if r < *p {
-                        pick = Some(*m);
-                        break;
-                    }
-                    r -= p;
-                }
-                match pick {
+                match by_weight(self.scratch.iter().copied(), rng.random::<f32>()) {
                     Some(m) => {
                         self.play(m);
                         true
@@ -307,18 +303,13 @@ impl<G: HouseGame> Ops for Typed<G> {
         if total <= 0.0 {
             return self.random_step(rng);
         }
-        let mut r = rng.random::<f32>() * total;
-        let mut pick = moves[moves.len() - 1];
-        for &m in moves.iter() {
-            let w = weight(m);
-            if w > 0.0 && r < w {
-                pick = m;
-                break;
+        match by_weight(moves.iter().map(|&m| (m, weight(m))), rng.random::<f32>() * total) {
+            Some(m) => {
+                self.play(m);
+                true
             }
-            r -= w;
+            None => false,
         }
-        self.play(pick);
-        true
     }
 
     fn record(&self) -> (String, Vec<u16>) {

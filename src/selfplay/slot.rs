@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::SelfplayConfig;
 use super::record::{GameRecord, MoveRecord};
-use crate::game::{Outcome, Reason, Turn};
+use crate::game::{Outcome, Reason, Turn, by_weight};
 use crate::mcts::cache::NnCache;
 use crate::mcts::oracle::Oracle;
 use crate::mcts::{Algorithm, InFlight, MctsConfig, Search, Step};
@@ -158,15 +158,7 @@ impl<G: Trainable> Slot<G> {
                 Turn::Chance => {}
             }
             self.search.root_state().chance_outcomes(&mut self.chance_buf);
-            let mut r: f32 = self.rng.random();
-            let mut mv = self.chance_buf.last().map(|c| c.0)?;
-            for &(m, p) in &self.chance_buf {
-                if r < p {
-                    mv = m;
-                    break;
-                }
-                r -= p;
-            }
+            let mv = by_weight(self.chance_buf.iter().copied(), self.rng.random())?;
             self.record.moves.push(MoveRecord { mv, full_search: false, root_value: f32::NAN, visits: Vec::new() });
             self.advance(mv);
         }

@@ -1,21 +1,12 @@
 //! A `--config` (or `--set`) that asks an existing run for another network, through the
 //! binary: refused in one line that says the fix, the run's own config kept.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
-fn smoke_config() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml").display().to_string()
-}
+use crate::common::{fresh_dir, junglezero, smoke_config};
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("jz-run-config-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn junglezero(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).env("NO_COLOR", "1").output().expect("binary runs")
+    fresh_dir("run-config", name)
 }
 
 #[test]

@@ -2,23 +2,15 @@
 //! ladder's calibration and in the teacher's games, and the resume line counting the games kept.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-fn smoke_config() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml").display().to_string()
-}
+use crate::common::{fresh_dir, junglezero, smoke_config};
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("jz-interrupt-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn junglezero(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).env("NO_COLOR", "1").output().expect("binary runs")
+    fresh_dir("interrupt", name)
 }
 
 /// A training process whose stderr lines arrive on a channel as they are written.

@@ -68,3 +68,21 @@ pub fn game_with_move_number(pieces: &str, side: char, fullmove: u32, rules: Rul
     JungleGame::new(parse_fen(&fen).unwrap(), rules)
 }
 pub mod slow;
+
+/// The path of configs/smoke.toml (a training loop of seconds).
+pub fn smoke_config() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml").display().to_string()
+}
+
+/// A fresh directory under the system's temporary one, `jz-{prefix}-{name}-{pid}`, emptied
+/// first (the process id keeps parallel test runs apart).
+pub fn fresh_dir(prefix: &str, name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("jz-{prefix}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Runs the binary with `args` (no colour in its output); what it printed and its status.
+pub fn junglezero(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_junglezero")).args(args).env("NO_COLOR", "1").output().expect("binary runs")
+}
