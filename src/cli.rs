@@ -327,6 +327,9 @@ pub enum BenchCommand {
         /// The shortest win sampled, in plies.
         #[arg(long, default_value_t = 15)]
         min_plies: u16,
+        /// Plies of the alpha-beta root check in the third row (`mcts.play_tactics`).
+        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=24))]
+        tactics: u32,
         #[command(flatten)]
         config: ConfigArgs,
     },
@@ -522,10 +525,10 @@ pub struct RunArgs {
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
     /// Player A, KIND:KEY=VALUE,...: alphabeta (depth=N, movetime=MS, nodes=N, hash=MB,
-    /// threads=N), mcts (model=PATH, sims=N, movetime=MS, cpuct=X, reuse=false), random,
-    /// external (cmd="PROGRAM ARGS", depth=N, movetime=MS, nodes=N), expectiminimax (the flip
-    /// game: depth=N, movetime=MS, nodes=N); every kind also takes tc=MOVES/SECONDS+INC, a game
-    /// clock (e.g. tc=0/10+0.1). E.g. mcts:model=net.jzm,sims=64 or alphabeta:depth=4
+    /// threads=N), mcts (model=PATH, sims=N, movetime=MS, cpuct=X, cpuctfactor=X, tactics=PLIES,
+    /// reuse=false), random, external (cmd="PROGRAM ARGS", depth=N, movetime=MS, nodes=N),
+    /// expectiminimax (the flip game: depth=N, movetime=MS, nodes=N); every kind also takes
+    /// tc=MOVES/SECONDS+INC, a game clock (e.g. tc=0/10+0.1). E.g. mcts:model=net.jzm,sims=64 or alphabeta:depth=4
     #[arg(long, value_parser = parse_spec)]
     pub a: junglezero::arena::spec::PlayerSpec,
     /// Player B (the same forms as --a).

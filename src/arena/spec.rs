@@ -33,14 +33,56 @@ use crate::player::{Limits, Player, RandomPlayer};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
-    AlphaBeta { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, hash_mb: usize, threads: usize, tc: Option<TimeControl> },
-    Mcts { model: PathBuf, sims: Option<u32>, movetime: Option<u64>, c_puct: Option<f32>, reuse: Option<bool>, tc: Option<TimeControl> },
-    Random { tc: Option<TimeControl> },
-    External { cmd: String, depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
-    Expectiminimax { depth: Option<u32>, movetime: Option<u64>, nodes: Option<u64>, tc: Option<TimeControl> },
+    AlphaBeta {
+        depth: Option<u32>,
+        movetime: Option<u64>,
+        nodes: Option<u64>,
+        hash_mb: usize,
+        threads: usize,
+        tc: Option<TimeControl>,
+    },
+    Mcts {
+        model: PathBuf,
+        sims: Option<u32>,
+        movetime: Option<u64>,
+        c_puct: Option<f32>,
+        cpuct_factor: Option<f32>,
+        tactics: Option<u32>,
+        reuse: Option<bool>,
+        tc: Option<TimeControl>,
+    },
+    Random {
+        tc: Option<TimeControl>,
+    },
+    External {
+        cmd: String,
+        depth: Option<u32>,
+        movetime: Option<u64>,
+        nodes: Option<u64>,
+        tc: Option<TimeControl>,
+    },
+    Expectiminimax {
+        depth: Option<u32>,
+        movetime: Option<u64>,
+        nodes: Option<u64>,
+        tc: Option<TimeControl>,
+    },
 }
 
 impl PlayerSpec {
+    /// The search settings an `mcts` spec plays with: `mcts` with the spec's own keys
+    /// (`cpuct`, `cpuctfactor`, `tactics`, `reuse`) over it; `mcts` itself for other specs.
+    pub fn mcts_config(&self, mcts: &MctsConfig) -> MctsConfig {
+        let mut config = mcts.clone();
+        if let PlayerSpec::Mcts { c_puct, cpuct_factor, tactics, reuse, .. } = self {
+            config.c_puct = c_puct.unwrap_or(config.c_puct);
+            config.c_puct_factor = cpuct_factor.unwrap_or(config.c_puct_factor);
+            config.play_tactics = tactics.unwrap_or(config.play_tactics);
+            config.play_tree_reuse = reuse.unwrap_or(config.play_tree_reuse);
+        }
+        config
+    }
+
     /// The player's game clock, if it plays on one.
     pub fn time_control(&self) -> Option<TimeControl> {
         match self {
@@ -169,6 +211,10 @@ pub mod ranges {
     pub const SIMS: (u32, u32) = (1, 1_000_000);
     /// The exploration constant.
     pub const CPUCT: (f32, f32) = (0.01, 100.0);
+    /// Its growth with visits (`mcts.c_puct_factor`).
+    pub const CPUCT_FACTOR: (f32, f32) = (0.0, 100.0);
+    /// Plies of the root check (`mcts.play_tactics`; 0 off).
+    pub const TACTICS: (u32, u32) = (0, 24);
     /// An external engine's depth.
     pub const EXTERNAL_DEPTH: (u32, u32) = (1, 1000);
     /// The flip game's expectiminimax depth.
@@ -222,18 +268,21 @@ impl FromStr for PlayerSpec {
             }
             "mcts" => {
                 let (mut model, mut sims, mut movetime, mut c_puct, mut reuse) = (None, None, None, None, None);
+                let (mut cpuct_factor, mut tactics) = (None, None);
                 for (k, v) in &opts {
                     match k.as_str() {
                         "model" => model = Some(PathBuf::from(v)),
                         "sims" => sims = Some(ranged(kind, k, v, ranges::SIMS)?),
                         "movetime" => movetime = Some(ranged(kind, k, v, ranges::MOVETIME_MS)?),
                         "cpuct" => c_puct = Some(ranged(kind, k, v, ranges::CPUCT)?),
+                        "cpuctfactor" => cpuct_factor = Some(ranged(kind, k, v, ranges::CPUCT_FACTOR)?),
+                        "tactics" => tactics = Some(ranged(kind, k, v, ranges::TACTICS)?),
                         "reuse" => reuse = Some(flag(kind, k, v)?),
-                        other => return Err(unknown(other, "model, sims, movetime, cpuct, reuse, tc")),
+                        other => return Err(unknown(other, "model, sims, movetime, cpuct, cpuctfactor, tactics, reuse, tc")),
                     }
                 }
                 let model = model.ok_or(SpecError::NoModel)?;
-                Ok(PlayerSpec::Mcts { model, sims, movetime, c_puct, reuse, tc })
+                Ok(PlayerSpec::Mcts { model, sims, movetime, c_puct, cpuct_factor, tactics, reuse, tc })
             }
             "random" => {
                 if let Some((k, _)) = opts.first() {
@@ -295,12 +344,20 @@ impl fmt::Display for PlayerSpec {
                     tc
                 ])
             ),
-            PlayerSpec::Mcts { model, sims, movetime, reuse, .. } => {
+            PlayerSpec::Mcts { model, sims, movetime, c_puct, cpuct_factor, tactics, reuse, .. } => {
                 let name = model.file_stem().map_or_else(|| model.display().to_string(), |s| s.to_string_lossy().into_owned());
                 // On a clock the clock decides the simulations.
                 let sims = opt("sims", sims.map(|s| s.to_string()).filter(|_| tc.is_none()));
                 let reuse = opt("reuse", reuse.map(|r| r.to_string()));
-                write!(f, "mcts:{}", join(vec![Some(format!("model={name}")), sims, opt("movetime", movetime.map(|d| d.to_string())), reuse, tc]))
+                let tuning = [
+                    opt("cpuct", c_puct.map(|c| c.to_string())),
+                    opt("cpuctfactor", cpuct_factor.map(|c| c.to_string())),
+                    opt("tactics", tactics.map(|t| t.to_string())),
+                ];
+                let mut keys = vec![Some(format!("model={name}")), sims, opt("movetime", movetime.map(|d| d.to_string()))];
+                keys.extend(tuning);
+                keys.extend([reuse, tc]);
+                write!(f, "mcts:{}", join(keys))
             }
             PlayerSpec::Random { .. } => match tc {
                 Some(tc) => write!(f, "random:{tc}"),
@@ -360,20 +417,15 @@ pub fn any_game_player<G: Encode>(
     mcts: &MctsConfig,
     seed: u64,
     oracle: Option<Arc<dyn crate::mcts::oracle::Oracle<G>>>,
+    tactics: Option<Arc<dyn crate::mcts::tactics::Tactics<G>>>,
 ) -> Result<(Box<dyn Player<G>>, Limits), PlayerError> {
     match spec {
-        PlayerSpec::Mcts { sims, movetime, c_puct, reuse, tc, .. } => {
+        PlayerSpec::Mcts { sims, movetime, tc, .. } => {
             let net = net.cloned().ok_or(PlayerError::NoNetwork)?;
-            let mut config = mcts.clone();
-            if let Some(c) = c_puct {
-                config.c_puct = *c;
-            }
-            if let Some(r) = reuse {
-                config.play_tree_reuse = *r;
-            }
+            let config = spec.mcts_config(mcts);
             let nodes = mcts_node_limit(*sims, movetime.is_some(), tc.is_some(), config.playouts);
             Ok((
-                Box::new(MctsPlayer::<G, _>::new(net, &config, sims.unwrap_or(config.playouts)).with_oracle(oracle)),
+                Box::new(MctsPlayer::<G, _>::new(net, &config, sims.unwrap_or(config.playouts)).with_oracle(oracle).with_tactics(tactics)),
                 Limits { nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() },
             ))
         }

@@ -51,8 +51,8 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
         // Two networks with the same budget, random openings and no journal: batch their
         // leaves across games.
         (
-            PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, reuse: None, tc: None, .. },
-            PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, reuse: None, tc: None, .. },
+            PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, cpuct_factor: None, tactics: None, reuse: None, tc: None, .. },
+            PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, cpuct_factor: None, tactics: None, reuse: None, tc: None, .. },
             Some(na),
             Some(nb),
         ) if sa.unwrap_or(config.mcts.playouts) == sb.unwrap_or(config.mcts.playouts) && book.is_none() && args.log.is_none() => {

@@ -27,7 +27,9 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Gate { draws, trials, config } => bench_gate(draws, trials, &config),
         BenchCommand::Player { model, sims, combos, config } => super::bench_player::run(&model, sims, &combos, &config),
         BenchCommand::Tb { tb, positions, depth, min_plies, config } => super::bench_tb::run(&tb, positions, depth, min_plies, &config),
-        BenchCommand::Races { tb, model, sims, positions, min_plies, config } => super::bench_races::run(&tb, &model, sims, positions, min_plies, &config),
+        BenchCommand::Races { tb, model, sims, positions, min_plies, tactics, config } => {
+            super::bench_races::run(&tb, &model, sims, positions, min_plies, tactics, &config)
+        }
     }
 }
 

@@ -1,16 +1,20 @@
 //! `junglezero bench races --tb DIR --model FILE`: den races the network must search out. On
 //! endgame positions the tables know to be long wins for the side to move, MCTS with the network
-//! (and without the tables) chooses a move with and without its solver (`mcts.play_solver`);
-//! the tables then judge it: whether it keeps the win, whether it is a fastest win, and how many
-//! searches proved the win at the root.
+//! (and without the tables) chooses a move without its solver, with it (`mcts.play_solver`),
+//! and with it after the alpha-beta root check (`mcts.play_tactics`); the tables then judge it:
+//! whether it keeps the win, whether it is a fastest win, and how many searches proved the win
+//! at the root.
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
+use junglezero::alphabeta::Eval;
+use junglezero::entries::jungle::tactics::AlphaBetaTactics;
 use junglezero::game::Encode;
 use junglezero::jungle::JungleGame;
+use junglezero::mcts::tactics::Tactics;
 use junglezero::mcts::{MctsConfig, MctsPlayer};
 use junglezero::nn::burn_eval::NetEvaluator;
 use junglezero::player::{Limits, Player};
@@ -18,7 +22,7 @@ use junglezero::tb::Tablebase;
 
 use crate::cli::ConfigArgs;
 
-pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions: usize, min_plies: u16, args: &ConfigArgs) -> anyhow::Result<()> {
+pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions: usize, min_plies: u16, tactics: u32, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
     let rules = config.rules;
     let tb = Arc::new(Tablebase::open(dir, &rules)?);
@@ -34,18 +38,22 @@ pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions:
     let mut out = std::io::stdout().lock();
     writeln!(out, "{} positions of 3 pieces won in {min_plies}+ plies for the side to move; MCTS {sims} simulations, no tables", sample.len())?;
     let limits = Limits { nodes: Some(u64::from(sims)), ..Limits::default() };
-    for solver in [false, true] {
-        let mcts = MctsConfig { play_solver: solver, play_tree_reuse: false, ..config.mcts.clone() };
+    let rows = [("solver off".to_string(), false, 0), ("solver on".to_string(), true, 0), (format!("check {tactics}"), true, tactics)];
+    for (name, solver, plies) in rows {
+        let mcts = MctsConfig { play_solver: solver, play_tree_reuse: false, play_tactics: plies, ..config.mcts.clone() };
         let (mut kept, mut fastest, mut proven, mut visits, mut secs) = (0, 0, 0, 0u64, 0f64);
         for (game, plies) in &sample {
-            let mut player = MctsPlayer::<JungleGame, _>::new(net.clone(), &mcts, sims);
+            let check = (mcts.play_tactics > 0)
+                .then(|| Arc::new(AlphaBetaTactics::new(&config.search, Eval::new(&config.eval, rules), mcts.play_tactics)) as Arc<dyn Tactics<JungleGame>>);
+            let mut player = MctsPlayer::<JungleGame, _>::new(net.clone(), &mcts, sims).with_tactics(check);
             let start = Instant::now();
-            let best = player.choose(game, &limits, &mut |_| {});
+            let mut mate = false;
+            let best = player.choose(game, &limits, &mut |line| mate |= line.contains(" score mate ") && !line.contains(" score mate -"));
             secs += start.elapsed().as_secs_f64();
             if let Some(s) = player.last_search() {
                 visits += u64::from(s.root_visits());
-                proven += usize::from(s.root_proof().is_some_and(|p| p.win));
             }
+            proven += usize::from(mate);
             if let Some(quickest) = best.and_then(|mv| super::bench_tb::judge(&tb, game, mv, *plies)) {
                 kept += 1;
                 fastest += usize::from(quickest);
@@ -53,8 +61,7 @@ pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions:
         }
         writeln!(
             out,
-            "{:<12} keeps the win {kept}/{n}  fastest win {fastest}/{n}  proven at the root {proven}/{n}  visits {visits}  time {secs:.2} s",
-            if solver { "solver on" } else { "solver off" },
+            "{name:<12} keeps the win {kept}/{n}  fastest win {fastest}/{n}  proven at the root {proven}/{n}  visits {visits}  time {secs:.2} s",
             n = sample.len()
         )?;
     }

@@ -10,6 +10,7 @@ pub mod parallel;
 pub mod player;
 pub mod search;
 pub mod server;
+pub mod tactics;
 pub mod testing;
 pub mod tree;
 
@@ -46,8 +47,13 @@ pub struct MctsConfig {
     pub gumbel_c_visit: f32,
     /// Gumbel: c_scale of the same (values rescaled to [0, 1] among siblings).
     pub gumbel_c_scale: f32,
-    /// Exploration constant of PUCT.
+    /// Exploration constant of PUCT...
     pub c_puct: f32,
+    /// ...growing with the parent's visits N by `c_puct_factor × ln((N + c_puct_base) /
+    /// c_puct_base)` (AlphaZero's and lc0's CPuctFactor and CPuctBase), so that long searches
+    /// keep exploring. 0 disables.
+    pub c_puct_factor: f32,
+    pub c_puct_base: f32,
     /// First-play urgency: an unvisited child is valued at the parent's value minus this times
     /// the square root of the policy mass already visited.
     pub fpu_reduction: f32,
@@ -91,6 +97,11 @@ pub struct MctsConfig {
     /// lost): proven-lost moves are never searched again, a proven win is played at once and
     /// reported as `score mate N`. Self-play searches never prove.
     pub play_solver: bool,
+    /// Players check each root with a shallow exhaustive search this many plies deep before
+    /// the tree search (for Jungle, the alpha-beta engine; a game without such a check ignores
+    /// it): a forced win it finds is played at once, moves it proves lost are never searched
+    /// (with `play_solver`). At most a tenth of a timed move goes to it. 0 disables.
+    pub play_tactics: u32,
 }
 
 impl Default for MctsConfig {
@@ -101,6 +112,8 @@ impl Default for MctsConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
             c_puct: 1.5,
+            c_puct_factor: 0.0,
+            c_puct_base: 19_652.0,
             fpu_reduction: 0.25,
             fpu_reduction_root: 0.1,
             policy_temperature: 1.0,
@@ -115,11 +128,18 @@ impl Default for MctsConfig {
             play_threads: 1,
             play_minibatch: 1,
             play_solver: true,
+            play_tactics: 0,
         }
     }
 }
 
 impl MctsConfig {
+    /// The exploration constant at a node with `visits` visits.
+    #[inline]
+    pub fn c_puct_at(&self, visits: u32) -> f32 {
+        if self.c_puct_factor > 0.0 { self.c_puct + self.c_puct_factor * ((visits as f32 + self.c_puct_base) / self.c_puct_base).ln() } else { self.c_puct }
+    }
+
     pub fn gumbel_params(&self) -> gumbel::GumbelParams {
         gumbel::GumbelParams { considered: self.gumbel_considered, c_visit: self.gumbel_c_visit, c_scale: self.gumbel_c_scale }
     }
@@ -130,6 +150,8 @@ impl MctsConfig {
         check_range("mcts.gumbel_c_visit", self.gumbel_c_visit, 0.0, 10_000.0)?;
         check_range("mcts.gumbel_c_scale", self.gumbel_c_scale, 0.0, 100.0)?;
         check_range("mcts.c_puct", self.c_puct, 0.0, 100.0)?;
+        check_range("mcts.c_puct_factor", self.c_puct_factor, 0.0, 100.0)?;
+        check_range("mcts.c_puct_base", self.c_puct_base, 1.0, 1e9)?;
         check_range("mcts.fpu_reduction", self.fpu_reduction, -2.0, 2.0)?;
         check_range("mcts.fpu_reduction_root", self.fpu_reduction_root, -2.0, 2.0)?;
         check_range("mcts.policy_temperature", self.policy_temperature, 0.05, 10.0)?;
@@ -145,6 +167,7 @@ impl MctsConfig {
         check_range("mcts.forced_playouts", self.forced_playouts, 0.0, 100.0)?;
         check_range("mcts.play_threads", self.play_threads, 1, 256)?;
         check_range("mcts.play_minibatch", self.play_minibatch, 1, 1024)?;
+        check_range("mcts.play_tactics", self.play_tactics, 0, 24)?;
         Ok(())
     }
 }

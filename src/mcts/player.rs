@@ -10,6 +10,7 @@ use std::time::Instant;
 use super::oracle::{Oracle, best_move};
 use super::parallel::{Budget, Lane, search_parallel};
 use super::search::Proof;
+use super::tactics::Tactics;
 use super::{Algorithm, Batch, MctsConfig, Search};
 use crate::game::Encode;
 use crate::mcts::Evaluator;
@@ -31,6 +32,8 @@ pub struct MctsPlayer<G: Encode, E> {
     /// Exact values (endgame tables): leaves in the tree, and the move outright at a root it
     /// knows.
     oracle: Option<Arc<dyn Oracle<G>>>,
+    /// A shallow exhaustive check of each root before the search (`mcts.play_tactics`).
+    tactics: Option<Arc<dyn Tactics<G>>>,
     stop: Arc<AtomicBool>,
     name: String,
     /// Set when a search met a network output that is not a finite number.
@@ -48,6 +51,7 @@ impl<G: Encode, E: Evaluator<G>> MctsPlayer<G, E> {
             search: None,
             lanes: Vec::new(),
             oracle: None,
+            tactics: None,
             stop: Arc::new(AtomicBool::new(false)),
             name,
             failed: false,
@@ -59,6 +63,12 @@ impl<G: Encode, E> MctsPlayer<G, E> {
     /// The same player with exact values from `oracle`.
     pub fn with_oracle(mut self, oracle: Option<Arc<dyn Oracle<G>>>) -> Self {
         self.oracle = oracle;
+        self
+    }
+
+    /// The same player checking each root with `tactics` before it searches.
+    pub fn with_tactics(mut self, tactics: Option<Arc<dyn Tactics<G>>>) -> Self {
+        self.tactics = tactics;
         self
     }
 
@@ -100,14 +110,36 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             self.search = None;
             return Some(mv);
         }
+        // A shallow exhaustive check: a forced win is played at once; moves it refutes are
+        // proven lost in the tree below.
+        let verdict = self.tactics.as_ref().map(|t| {
+            let time = if limits.infinite { None } else { limits.target_time().map(|t| t / TACTICS_SHARE) };
+            (t.check(game, time), t.describe())
+        });
+        if let Some((v, what)) = &verdict
+            && let Some((mv, plies)) = v.win
+        {
+            let ms = start.elapsed().as_millis();
+            let nps = (v.nodes as f64 / start.elapsed().as_secs_f64().max(1e-6)) as u64;
+            info(&format!("info depth 1 seldepth {plies} time {ms} nodes {} nps {nps} score mate {} pv {mv}", v.nodes, plies.div_ceil(2)));
+            info(&format!("info string {what}: win in {plies}"));
+            self.search = None;
+            return Some(mv);
+        }
         // `go infinite` runs until stopped, up to a tree the memory can hold.
         let sims = if limits.infinite {
             INFINITE_SIMULATIONS
         } else {
             limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32)
         };
-        // No iterations to finish: aim at the clock's target, not its hard limit.
+        // No iterations to finish: aim at the clock's target, not its hard limit...
         let deadline = limits.target_time().map(|t| start + t).filter(|_| !limits.infinite);
+        // ...and on a clock (no fixed move time), go on past it while the move is unclear, up
+        // to EXTEND times the target and never past the hard limit.
+        let extend_to = match (limits.clock, limits.movetime, limits.infinite) {
+            (Some((soft, hard)), None, false) => Some(start + hard.min(soft.mul_f32(EXTEND))),
+            _ => None,
+        };
         // Plies from the last search's root to this one: our move and the reply, with a flip
         // game's revealed pieces between them.
         const FOLLOW_PLIES: usize = 4;
@@ -120,6 +152,17 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         search.set_solver(self.config.play_solver);
         search.set_budget(if sims >= INFINITE_SIMULATIONS { self.config.playouts } else { sims });
         let mut done = 0u32;
+        // The refuted moves need the root's moves in the tree: the first simulation expands it.
+        if let Some((v, _)) = verdict.filter(|(v, _)| !v.lost.is_empty() && self.config.play_solver) {
+            if !search.root_expanded() {
+                let evaluators: [&dyn Evaluator<G>; 1] = [&*self.evaluator];
+                self.batch.round(std::slice::from_mut(&mut search), &evaluators);
+                done += 1;
+            }
+            for (mv, plies) in v.lost {
+                search.mark_lost(mv, plies);
+            }
+        }
         let mut last_report = start;
         // Several threads or leaves in flight (PUCT only: Gumbel search plans each visit).
         let (threads, minibatch) = match self.config.algorithm {
@@ -151,7 +194,8 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
                 if done.is_multiple_of(8) {
                     if let Some(d) = deadline {
                         let now = Instant::now();
-                        if now >= d || (prune && settled(&search, done, now - start, d - now)) {
+                        let over = now >= d && extend_to.is_none_or(|h| now >= h || !unclear(&search));
+                        if over || (now < d && prune && settled(&search, done, now - start, d - now)) {
                             break;
                         }
                     }
@@ -211,6 +255,36 @@ fn settled<G: Encode>(search: &Search<G>, sims: u32, spent: std::time::Duration,
     let lead = search.visit_lead();
     lead == u32::MAX || f64::from(lead) > rate * left.as_secs_f64()
 }
+
+/// How far past its target a move on a clock may search while unclear (see [`unclear`]).
+const EXTEND: f32 = 2.5;
+
+/// Whether the search has not yet settled its move (a clock's time manager extends the search
+/// then): the most visited root move is not the one valued best among the moves with at least
+/// a tenth of its visits, or it leads the next by less than a fifth of its own visits. Proven
+/// moves settle at once.
+pub fn unclear<G: Encode>(search: &Search<G>) -> bool {
+    if search.root_proven() {
+        return false;
+    }
+    // The most visited move (first of equals, as the move played is), the runner-up's visits.
+    let (mut top, mut top_q, mut second) = (0u32, f32::NEG_INFINITY, 0u32);
+    for (_, visits, _, q) in search.root_children() {
+        if visits > top {
+            (second, top, top_q) = (top, visits, q);
+        } else if visits > second {
+            second = visits;
+        }
+    }
+    if top < 8 {
+        return true;
+    }
+    let best_q = search.root_children().filter(|c| c.1 * 10 >= top).map(|c| c.3).fold(f32::NEG_INFINITY, f32::max);
+    best_q > top_q + 1e-6 || (top - second) * 5 < top
+}
+
+/// The shallow check's share of a timed move: at most 1/`TACTICS_SHARE` of its target time.
+const TACTICS_SHARE: u32 = 10;
 
 /// How often a search reports its progress.
 const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);

@@ -342,7 +342,7 @@ impl<G: Encode> Search<G> {
         let s = sign(r.to_move);
         let n_children: u32 = children.iter().map(|c| c.visits).sum();
         let sqrt_n = (r.visits.max(1) as f32).sqrt();
-        let c_puct = self.config.c_puct;
+        let c_puct = self.config.c_puct_at(r.visits);
         let puct = |q: f32, prior: f32, visits: f32| q + c_puct * prior * sqrt_n / (1.0 + visits);
         let Some(best) = children.iter().max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))) else {
             return;
@@ -439,7 +439,8 @@ impl<G: Encode> Search<G> {
     fn select_child(&self, id: u32) -> u32 {
         let node = &self.tree.nodes[id as usize];
         let s = sign(node.to_move);
-        let (c_puct, fpu_red) = if id == ROOT { (self.config.c_puct, self.config.fpu_reduction_root) } else { (self.config.c_puct, self.config.fpu_reduction) };
+        let c_puct = self.config.c_puct_at(node.visits);
+        let fpu_red = if id == ROOT { self.config.fpu_reduction_root } else { self.config.fpu_reduction };
         let children = &self.tree.nodes[node.children()];
         let visited_policy: f32 = children.iter().filter(|c| c.visits > 0).map(|c| c.prior).sum();
         let fpu = node.mean() * s - fpu_red * visited_policy.sqrt();

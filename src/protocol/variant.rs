@@ -40,7 +40,16 @@ pub trait ProtocolGame: RunGame {
     fn build_player(config: &Config, mcts: bool, model: &str, net: Option<Arc<NetEvaluator>>) -> Result<Box<dyn Player<Self>>, PlayerError> {
         let settings = config.players();
         let spec = if mcts && net.is_some() {
-            PlayerSpec::Mcts { model: model.into(), sims: Some(config.mcts.playouts), movetime: None, c_puct: None, reuse: None, tc: None }
+            PlayerSpec::Mcts {
+                model: model.into(),
+                sims: Some(config.mcts.playouts),
+                movetime: None,
+                c_puct: None,
+                cpuct_factor: None,
+                tactics: None,
+                reuse: None,
+                tc: None,
+            }
         } else {
             <Self as ArenaGame>::classical(&settings)
         };

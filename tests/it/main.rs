@@ -20,6 +20,7 @@ mod layering;
 mod mcts;
 mod mcts_reuse;
 mod mcts_solver;
+mod mcts_tactics;
 mod nn;
 mod perft;
 mod properties;

@@ -68,10 +68,16 @@ fn moves_proven_lost_are_not_played_and_a_lost_root_says_how_long() {
 /// The protocol's lines from `info` to `bestmove` after `script` (the input stays open until
 /// the answer: at its end the search would be stopped).
 fn protocol_answer(script: &str) -> Vec<String> {
+    protocol_answer_with(&[], script)
+}
+
+/// The same with `uci`'s command-line arguments (`--set KEY=VALUE`).
+pub fn protocol_answer_with(args: &[&str], script: &str) -> Vec<String> {
     use std::io::{BufRead, BufReader};
     use std::time::Duration;
     let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
         .arg("uci")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -106,7 +112,7 @@ fn last_nodes(lines: &[String]) -> u64 {
     last.split_whitespace().skip_while(|w| *w != "nodes").nth(1).unwrap().parse().unwrap()
 }
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
+pub const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
 
 #[test]
 fn the_protocol_reports_a_proven_win_as_mate_and_stops_early() {

@@ -49,7 +49,7 @@ impl Contestants<FlipGame> for FlipFactory {
             PlayerSpec::Expectiminimax { depth, movetime, nodes, .. } => {
                 (Box::new(FlipEngine::with_cache(self.openings.clone())), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
             }
-            PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed, None)?,
+            PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed, None, None)?,
             PlayerSpec::AlphaBeta { .. } | PlayerSpec::External { .. } => {
                 return Err(PlayerError::WrongGame { spec: self.spec.to_string(), game: "flip" });
             }

@@ -5,6 +5,7 @@
 pub mod players;
 mod serve;
 pub mod tablebase;
+pub mod tactics;
 mod teacher;
 
 use std::sync::Arc;

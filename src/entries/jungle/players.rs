@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::tactics::AlphaBetaTactics;
 use crate::alphabeta::{Engine, Eval, SearchConfig};
 use crate::arena::external::ExternalPlayer;
 use crate::arena::spec::{Contestant, Contestants, PlayerError, PlayerSettings, PlayerSpec, any_game_player};
@@ -12,6 +13,7 @@ use crate::game::Encode;
 use crate::jungle::{JungleGame, Rules};
 use crate::mcts::MctsConfig;
 use crate::mcts::oracle::Oracle;
+use crate::mcts::tactics::Tactics;
 use crate::nn::burn_eval::NetEvaluator;
 use crate::player::{Limits, Player};
 use crate::tb::Tablebase;
@@ -62,7 +64,9 @@ impl Contestants<JungleGame> for JungleFactory {
             }
             PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => {
                 let oracle = self.tb.clone().map(|t| t as Arc<dyn Oracle<JungleGame>>);
-                any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed, oracle)?
+                let plies = self.spec.mcts_config(&self.mcts).play_tactics;
+                let tactics = (plies > 0).then(|| Arc::new(AlphaBetaTactics::new(&self.search, self.eval.clone(), plies)) as Arc<dyn Tactics<JungleGame>>);
+                any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed, oracle, tactics)?
             }
             PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {
                 (Box::new(ExternalPlayer::spawn(cmd)?), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })

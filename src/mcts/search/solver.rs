@@ -109,6 +109,40 @@ impl<G: Encode> Search<G> {
         if moves == 1 { u32::MAX } else { first - second }
     }
 
+    /// Marks the expanded root's move `mv` lost by force in `plies` plies for the player to
+    /// move there (what a [`crate::mcts::tactics::Tactics`] check refuted): the child becomes a
+    /// proven-lost leaf, never searched again, and the root is proven lost when no move is left.
+    /// Returns false (and marks nothing) without the solver, before the root is expanded, or
+    /// for a move the root lacks.
+    pub fn mark_lost(&mut self, mv: G::Move, plies: u32) -> bool {
+        let root = *self.tree.root();
+        if !self.solver || root.state != EXPANDED || root.to_move == CHANCE {
+            return false;
+        }
+        let Some(c) = root.children().find(|&c| self.tree.nodes[c].mv == mv) else { return false };
+        let loser = -(sign(root.to_move) as i8);
+        let node = &mut self.tree.nodes[c];
+        // A leaf with the exact result, as a finished lost game is (its subtree, if any, is
+        // left unreachable).
+        let visits = node.visits.max(1);
+        node.visits = visits;
+        node.value_sum = f32::from(loser) * visits as f32;
+        node.moves_left_sum = plies as f32 * visits as f32;
+        node.terminal_value = f32::from(loser);
+        node.num_children = 0;
+        node.state = TERMINAL;
+        node.proof = loser;
+        if self.tree.nodes[root.children()].iter().all(|c| c.proof == loser) {
+            self.tree.nodes[ROOT as usize].proof = loser;
+        }
+        true
+    }
+
+    /// Whether the root has been expanded (its moves are in the tree).
+    pub fn root_expanded(&self) -> bool {
+        self.tree.root().state == EXPANDED
+    }
+
     /// Whether the root's result is proven (further simulations change nothing).
     pub fn root_proven(&self) -> bool {
         self.tree.root().proof != 0
