@@ -32,6 +32,12 @@ pub struct Limits {
     /// Progress lines carry `wdl W D L` (per mille) after the score (the protocol's
     /// `UCI_ShowWDL`), for players that can.
     pub wdl: bool,
+    /// Only these root moves, as text (`go searchmoves`; empty: every move), for players whose
+    /// [`Player::takes_searchmoves`] says they can.
+    pub searchmoves: Vec<String>,
+    /// Look for a forced win in this many moves (`go mate N`): alpha-beta searches 2N − 1
+    /// plies, MCTS until it proves its root (or its other limits end it).
+    pub mate: Option<u32>,
 }
 
 /// The game clocks at a move, as a tournament manager passes them on.
@@ -148,6 +154,20 @@ pub trait Player<G: Game>: Send {
     fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
         None
     }
+
+    /// Whether the player searches only [`Limits::searchmoves`] when it is given.
+    fn takes_searchmoves(&self) -> bool {
+        false
+    }
+}
+
+/// The legal moves of `game` among `texts` (the moves as the game writes them), in the game's
+/// order; empty when `texts` is.
+pub fn chosen_moves<G: Game>(game: &G, texts: &[String]) -> Vec<G::Move> {
+    if texts.is_empty() {
+        return Vec::new();
+    }
+    game.legal_moves().iter().copied().filter(|m| texts.iter().any(|t| *t == m.to_string())).collect()
 }
 
 /// Plays a uniformly random legal move (seeded, so matches are reproducible).

@@ -135,6 +135,8 @@ struct Shared<'a> {
     limits: &'a Limits,
     start: Instant,
     nodes: AtomicU64,
+    /// The root's moves when restricted (`go searchmoves`; empty: all of them).
+    root_moves: Vec<Move>,
 }
 
 impl Engine {
@@ -218,6 +220,7 @@ impl Engine {
             nodes: AtomicU64::new(0),
             tb: self.tb.as_deref(),
             tbhits: AtomicU64::new(0),
+            root_moves: crate::player::chosen_moves(game, &limits.searchmoves),
         };
         let threads = self.config.threads.max(1);
         let result = std::thread::scope(|scope| {
@@ -343,10 +346,15 @@ impl<'a> Searcher<'a> {
     /// Iterative deepening with aspiration windows.
     fn iterate(&mut self, info: &mut dyn FnMut(&Info)) -> SearchResult {
         let limits = self.shared.limits;
-        let max_depth = limits.depth.unwrap_or(self.shared.config.max_depth).clamp(1, (MAX_PLY - 8) as u32);
+        // `go mate N`: a win in N moves lies within 2N − 1 plies.
+        let mate_depth = limits.mate.map(|n| n.saturating_mul(2).saturating_sub(1));
+        let max_depth = limits.depth.or(mate_depth).unwrap_or(self.shared.config.max_depth).clamp(1, (MAX_PLY - 8) as u32);
         let root = self.root;
         let mut root_moves = MoveList::new();
         movegen::legal_moves(&root, self.rules(), &self.hist, &mut root_moves);
+        if !self.shared.root_moves.is_empty() {
+            root_moves.retain(|m| self.shared.root_moves.contains(m));
+        }
         let mut best = SearchResult {
             best: root_moves.first().copied(),
             value: 0,
@@ -504,7 +512,9 @@ impl<'a> Searcher<'a> {
         if ply > 0 && self.drawn(pos) {
             return 0;
         }
-        if let Some(m) = Self::den_entry(pos) {
+        if let Some(m) = Self::den_entry(pos)
+            && (ply > 0 || self.shared.root_moves.is_empty() || self.shared.root_moves.contains(&m))
+        {
             if ply == 0 {
                 self.pv[0][0] = m;
                 self.pv_len[0] = 1;
@@ -592,6 +602,9 @@ impl<'a> Searcher<'a> {
         movegen::legal_moves(pos, self.rules(), &self.hist, &mut moves);
         if moves.is_empty() {
             return -(WIN - ply as i32);
+        }
+        if ply == 0 && !self.shared.root_moves.is_empty() {
+            moves.retain(|m| self.shared.root_moves.contains(m));
         }
         let mut scores = [0i32; MAX_MOVES];
         self.score_moves(pos, &moves, tt_move, ply, &mut scores);
@@ -816,5 +829,9 @@ impl crate::player::Player<JungleGame> for Engine {
 
     fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
         Some(self.stop.clone())
+    }
+
+    fn takes_searchmoves(&self) -> bool {
+        true
     }
 }

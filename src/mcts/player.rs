@@ -93,8 +93,13 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             return None;
         }
         let start = Instant::now();
+        // `go searchmoves`: the root gets only these moves (and no shortcut below may pick
+        // another).
+        let allowed = crate::player::chosen_moves(game, &limits.searchmoves);
+        let whole = allowed.is_empty();
         // A root the oracle knows: its best move, no search.
-        if let Some(o) = &self.oracle
+        if whole
+            && let Some(o) = &self.oracle
             && let Some((mv, e)) = best_move(&**o, game)
         {
             // Moves (not plies) to the end, as `score mate` counts them.
@@ -112,7 +117,7 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         }
         // A shallow exhaustive check: a forced win is played at once; moves it refutes are
         // proven lost in the tree below.
-        let verdict = self.tactics.as_ref().map(|t| {
+        let verdict = self.tactics.as_ref().filter(|_| whole).map(|t| {
             let time = if limits.infinite { None } else { limits.target_time().map(|t| t / TACTICS_SHARE) };
             (t.check(game, time), t.describe())
         });
@@ -127,7 +132,9 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             return Some(mv);
         }
         // `go infinite` runs until stopped, up to a tree the memory can hold.
-        let sims = if limits.infinite {
+        // `go mate N` alone searches until the root is proven, as `go infinite` until stopped.
+        let mate_only = limits.mate.is_some() && limits.nodes.is_none() && limits.hard_time().is_none();
+        let sims = if limits.infinite || mate_only {
             INFINITE_SIMULATIONS
         } else {
             limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32)
@@ -144,10 +151,13 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         // game's revealed pieces between them.
         const FOLLOW_PLIES: usize = 4;
         let mut search = self.search.take().unwrap_or_else(|| Search::new(game.clone(), &self.config, game.hash()));
-        if !(self.config.play_tree_reuse && search.follow(game, FOLLOW_PLIES)) {
+        // A tree grown for other root moves than these is not kept.
+        let refiltered = !whole || search.root_filtered();
+        if refiltered || !(self.config.play_tree_reuse && search.follow(game, FOLLOW_PLIES)) {
             search.reset(game);
             search.reseed(game.hash());
         }
+        search.set_root_moves(&allowed);
         search.set_oracle(self.oracle.clone());
         search.set_solver(self.config.play_solver);
         search.set_budget(if sims >= INFINITE_SIMULATIONS { self.config.playouts } else { sims });
@@ -239,6 +249,10 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
 
     fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
         Some(self.stop.clone())
+    }
+
+    fn takes_searchmoves(&self) -> bool {
+        true
     }
 }
 

@@ -131,6 +131,8 @@ pub struct Search<G: Encode> {
     network_failed: bool,
     /// Prove wins and losses in the tree (see `solver`; the players' `mcts.play_solver`).
     solver: bool,
+    /// The root's moves when restricted (`go searchmoves`; empty: all of them).
+    root_moves: Vec<G::Move>,
 }
 
 /// Orders nodes by visits, ties by prior: the move played, the lines reported and the
@@ -170,6 +172,7 @@ impl<G: Encode> Search<G> {
             oracle: None,
             network_failed: false,
             solver: false,
+            root_moves: Vec::new(),
         }
     }
 
@@ -532,6 +535,9 @@ impl<G: Encode> Search<G> {
     /// Fresh network output goes through here too, after being stored in the cache, so a
     /// cache hit expands exactly as the original evaluation did.
     fn expand_player(&mut self, id: u32, to_move: u8, moves: &[G::Move]) {
+        if id == ROOT && !self.root_moves.is_empty() {
+            return self.expand_root_among(to_move, moves);
+        }
         let total: f32 = self.prior_buf.iter().sum();
         let uniform = 1.0 / moves.len().max(1) as f32;
         let priors = &self.prior_buf;
@@ -542,6 +548,36 @@ impl<G: Encode> Search<G> {
         if id == ROOT && self.noise_pending {
             self.apply_noise();
         }
+    }
+
+    /// [`Self::expand_player`] at a root restricted to `root_moves` (`go searchmoves`): only
+    /// those children, their priors renormalised among them.
+    fn expand_root_among(&mut self, to_move: u8, moves: &[G::Move]) {
+        let allowed = &self.root_moves;
+        let priors = &self.prior_buf;
+        let kept = || moves.iter().zip(priors.iter()).filter(|(m, _)| allowed.contains(m));
+        let total: f32 = kept().map(|(_, p)| p).sum();
+        let uniform = 1.0 / kept().count().max(1) as f32;
+        let children: Vec<(G::Move, f32)> = kept().map(|(&m, &p)| (m, if total > 0.0 { p / total } else { uniform })).collect();
+        self.tree.add_children(ROOT, children.into_iter());
+        let n = &mut self.tree.nodes[ROOT as usize];
+        n.state = EXPANDED;
+        n.to_move = to_move;
+        if self.noise_pending {
+            self.apply_noise();
+        }
+    }
+
+    /// Restricts the root to `moves` (empty: every legal move) from its next expansion; call
+    /// on a fresh tree ([`Self::reset`]).
+    pub fn set_root_moves(&mut self, moves: &[G::Move]) {
+        self.root_moves.clear();
+        self.root_moves.extend_from_slice(moves);
+    }
+
+    /// Whether the root is restricted to some of its moves.
+    pub fn root_filtered(&self) -> bool {
+        !self.root_moves.is_empty()
     }
 
     /// Fills `prior_buf` with the prior of each of `moves` (the scratch state's) from cached

@@ -26,7 +26,7 @@ use std::io::{BufReader, Read, Write};
 use std::sync::{Arc, Mutex, mpsc};
 
 use crate::config::Config;
-use crate::games::GameName;
+use crate::registry::GameName;
 use crate::store::caps;
 use crate::store::lines::CappedLines;
 use options::OptionError;
@@ -85,7 +85,7 @@ impl Server {
             // Waiting commands run in order once the search is over; a `stop` among them is
             // for the search the `go` before it started, so it runs as soon as that one has.
             while let Some(next) = waiting.front() {
-                if self.busy() && !matches!(next, Command::Stop) {
+                if self.busy() && !matches!(next, Command::Stop | Command::PonderHit) {
                     break;
                 }
                 let Some(cmd) = waiting.pop_front() else { break };
@@ -132,6 +132,15 @@ impl Server {
                     self.handle(Command::Stop);
                     if waiting.iter().any(|c| matches!(c, Command::Go(_))) {
                         waiting.push_back(Command::Stop);
+                    }
+                }
+                // `ponderhit` turns the pondering search into the real one at once; like
+                // `stop`, it waits for a `go` still waiting.
+                Ok(Command::PonderHit) => {
+                    if waiting.iter().any(|c| matches!(c, Command::Go(_))) {
+                        waiting.push_back(Command::PonderHit);
+                    } else {
+                        self.handle(Command::PonderHit);
                     }
                 }
                 Ok(cmd @ (Command::IsReady | Command::Nothing)) => self.handle(cmd),

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use super::variant::ProtocolGame;
 use crate::arena::spec::PlayerError;
 use crate::config::Config;
-use crate::games::{GameName, GameRulesError};
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::nn::modelfile::ModelFileError;
 use crate::player::Player;
+use crate::registry::{GameName, GameRulesError};
 
 /// Why a `setoption` was refused.
 #[derive(Debug, thiserror::Error)]
@@ -53,11 +53,13 @@ pub struct Options {
     multipv: u32,
     /// Progress reports carry win/draw/loss chances (`UCI_ShowWDL`).
     show_wdl: bool,
+    /// `bestmove` names the expected reply (`Ponder`).
+    ponder: bool,
 }
 
 impl Options {
     pub fn new(config: Config) -> Options {
-        Options { config, mcts: false, model_path: String::new(), network: None, multipv: 1, show_wdl: false }
+        Options { config, mcts: false, model_path: String::new(), network: None, multipv: 1, show_wdl: false, ponder: false }
     }
 
     pub fn config(&self) -> &Config {
@@ -84,6 +86,7 @@ impl Options {
             format!("option name MinibatchSize type spin default {} min 1 max 1024", c.mcts.play_minibatch),
             "option name MultiPV type spin default 1 min 1 max 64".to_string(),
             "option name UCI_ShowWDL type check default false".to_string(),
+            "option name Ponder type check default false".to_string(),
             format!("option name NNCacheSize type spin default {} min 0 max {}", c.mcts.cache_entries, 1 << 26),
         ];
         lines.extend(G::rule_options());
@@ -116,11 +119,12 @@ impl Options {
                 return Ok(Effect::default());
             }
             "uci_showwdl" => {
-                self.show_wdl = match value.to_ascii_lowercase().as_str() {
-                    "true" => true,
-                    "false" => false,
-                    _ => return Err(OptionError::NotCheck { name: name.into(), value: value.into() }),
-                };
+                self.show_wdl = check(name, value)?;
+                return Ok(Effect::default());
+            }
+            // `bestmove` then names the reply expected (`ponder M`), for `go ponder`.
+            "ponder" => {
+                self.ponder = check(name, value)?;
                 return Ok(Effect::default());
             }
             "nncachesize" => {
@@ -165,6 +169,11 @@ impl Options {
         self.multipv
     }
 
+    /// Whether `bestmove` names the reply to ponder on.
+    pub fn ponder(&self) -> bool {
+        self.ponder
+    }
+
     /// Whether progress reports carry win/draw/loss chances.
     pub fn show_wdl(&self) -> bool {
         self.show_wdl
@@ -179,5 +188,14 @@ impl Options {
     /// threads, or MCTS with the loaded network and the configured playouts.
     pub fn build_player<G: ProtocolGame>(&self) -> Result<Box<dyn Player<G>>, PlayerError> {
         G::build_player(&self.config, self.mcts, &self.model_path, self.network.clone())
+    }
+}
+
+/// A check option's value: `true` or `false` (any case).
+fn check(name: &str, value: &str) -> Result<bool, OptionError> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(OptionError::NotCheck { name: name.into(), value: value.into() }),
     }
 }

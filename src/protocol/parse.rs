@@ -13,7 +13,17 @@ pub struct GoParams {
     pub binc: Option<u64>,
     pub movestogo: Option<u64>,
     pub infinite: bool,
+    /// `mate N`: look for a win in N moves.
+    pub mate: Option<u32>,
+    /// `searchmoves M...`: only these root moves (as written; checked against the position
+    /// when the search starts).
+    pub searchmoves: Vec<String>,
+    /// `ponder`: search the position (after the expected reply) until `ponderhit` or `stop`.
+    pub ponder: bool,
 }
+
+/// The words of a `go` line; `searchmoves` takes the tokens after it up to the next of them.
+const GO_WORDS: [&str; 12] = ["depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "infinite", "mate", "searchmoves", "ponder"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -26,6 +36,8 @@ pub enum Command {
         moves: Vec<String>,
     },
     Go(GoParams),
+    /// The expected reply was played: a `go ponder` search goes on as the `go` it came with.
+    PonderHit,
     Stop,
     Quit,
     SetOption {
@@ -47,6 +59,8 @@ pub enum ParseError {
     NotANumber { what: String, token: String },
     #[error("unknown 'go' parameter '{0}'")]
     UnknownGoParameter(String),
+    #[error("'go searchmoves' needs at least one move")]
+    NoSearchMoves,
     #[error("'go {what} {token}': {what} must be {range}")]
     OutOfRange { what: String, token: String, range: &'static str },
     #[error("unexpected '{0}' after 'position startpos'")]
@@ -73,6 +87,7 @@ pub fn parse(line: &str) -> Result<Command, ParseError> {
         "isready" => Ok(Command::IsReady),
         "ucinewgame" => Ok(Command::NewGame),
         "stop" => Ok(Command::Stop),
+        "ponderhit" => Ok(Command::PonderHit),
         "quit" => Ok(Command::Quit),
         "position" => parse_position(rest),
         "go" => parse_go(rest).map(Command::Go),
@@ -96,6 +111,11 @@ fn parse_position(rest: &[&str]) -> Result<Command, ParseError> {
         None => Err(ParseError::MissingPositionKind),
     }
 }
+
+/// The longest `go mate` (moves): 2N − 1 plies must fit a search's depth.
+pub const MAX_MATE: u32 = 40;
+/// The most `searchmoves` kept (more than any position's legal moves).
+const MAX_SEARCHMOVES: usize = 256;
 
 /// The longest time a `go` line may give, in milliseconds (about 115 days): larger times are
 /// taken as this, so that no deadline computed from them can overflow.
@@ -142,6 +162,24 @@ fn parse_go(rest: &[&str]) -> Result<GoParams, ParseError> {
             "binc" => p.binc = Some(ranged(&mut it, t, 0, MS, "0 or more milliseconds")?),
             "movestogo" => p.movestogo = Some(ranged(&mut it, t, 0, i128::from(u64::MAX), "0 or more")?),
             "infinite" => p.infinite = true,
+            "ponder" => p.ponder = true,
+            "mate" => p.mate = Some(ranged(&mut it, t, 1, i128::from(MAX_MATE), "from 1 to 40 moves")?.min(u64::from(MAX_MATE)) as u32),
+            "searchmoves" => {
+                let mut any = false;
+                while let Some(&m) = it.as_slice().first() {
+                    if GO_WORDS.contains(&m) {
+                        break;
+                    }
+                    it.next();
+                    any = true;
+                    if p.searchmoves.len() < MAX_SEARCHMOVES && !p.searchmoves.iter().any(|x| x == m) {
+                        p.searchmoves.push(m.to_string());
+                    }
+                }
+                if !any {
+                    return Err(ParseError::NoSearchMoves);
+                }
+            }
             other => return Err(ParseError::UnknownGoParameter(crate::check::clip(other))),
         }
     }
@@ -181,6 +219,13 @@ mod tests {
         let go = parse("go wtime -20 btime 99999999999999999999999999999999999999999999 nodes 99999999999999999999999").unwrap();
         assert_eq!(go, Command::Go(GoParams { wtime: Some(0), btime: Some(MAX_GO_MS), nodes: Some(u64::MAX), ..GoParams::default() }));
         assert_eq!(parse("setoption name Hash value 128"), Ok(Command::SetOption { name: "Hash".into(), value: Some("128".into()) }));
+        // searchmoves ends at the next word of `go`; mate and ponder.
+        let go = parse("go searchmoves a3a4 g3g4 a3a4 depth 3").unwrap();
+        assert_eq!(go, Command::Go(GoParams { searchmoves: vec!["a3a4".into(), "g3g4".into()], depth: Some(3), ..GoParams::default() }));
+        let go = parse("go ponder wtime 100 btime 200 mate 3").unwrap();
+        assert_eq!(go, Command::Go(GoParams { ponder: true, wtime: Some(100), btime: Some(200), mate: Some(3), ..GoParams::default() }));
+        assert_eq!(parse("go mate 1000"), Ok(Command::Go(GoParams { mate: Some(MAX_MATE), ..GoParams::default() })));
+        assert_eq!(parse("ponderhit"), Ok(Command::PonderHit));
     }
 
     #[test]
@@ -190,6 +235,10 @@ mod tests {
             ("go depth", "needs a number"),
             ("go depth x", "'x' is not a whole number"),
             ("go sideways", "unknown 'go' parameter"),
+            ("go searchmoves", "'go searchmoves' needs at least one move"),
+            ("go searchmoves depth 3", "'go searchmoves' needs at least one move"),
+            ("go mate 0", "'go mate 0': mate must be from 1 to 40 moves"),
+            ("go mate", "'go mate' needs a number"),
             ("go depth 0", "'go depth 0': depth must be at least 1"),
             ("go depth -3", "'go depth -3': depth must be at least 1"),
             ("go nodes 0", "'go nodes 0': nodes must be at least 1"),

@@ -24,6 +24,10 @@ struct Running<G: ProtocolGame> {
     /// for the input loop, so a `stop` that comes after the answer (behind a new `go`) is
     /// that new search's, not the ended one's.
     answered: Arc<AtomicBool>,
+    /// A `go ponder` search: the `go` to run at `ponderhit`.
+    ponder: Option<GoParams>,
+    /// Raised by `ponderhit`: the pondering search ends without a `bestmove`.
+    silent: Arc<AtomicBool>,
 }
 
 /// A session of any game, as the server drives it.
@@ -96,6 +100,7 @@ impl<G: ProtocolGame> Session<G> {
             // Only raises the flags: the search thread answers `bestmove` as soon as it stops,
             // and the input loop keeps reading meanwhile.
             Command::Stop => self.halt_search(),
+            Command::PonderHit => self.ponder_hit(),
             Command::Nothing => {}
             other => {
                 self.wait_for_search();
@@ -116,7 +121,7 @@ impl<G: ProtocolGame> Session<G> {
                     Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
                     Command::Go(params) => self.go(&params),
                     Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-                    Command::IsReady | Command::Stop | Command::Quit | Command::Nothing => {}
+                    Command::IsReady | Command::Stop | Command::PonderHit | Command::Quit | Command::Nothing => {}
                 }
             }
         }
@@ -141,7 +146,32 @@ impl<G: ProtocolGame> Session<G> {
         self.game = game;
     }
 
+    /// `go`: a search as asked, or with `ponder` one that runs until `ponderhit` (then the
+    /// `go` as given, the pondered tree kept) or `stop`.
     fn go(&mut self, p: &GoParams) {
+        if p.ponder {
+            let pondering = GoParams { infinite: true, searchmoves: p.searchmoves.clone(), ..GoParams::default() };
+            self.start(&pondering, Some(GoParams { ponder: false, ..p.clone() }));
+        } else {
+            self.start(p, None);
+        }
+    }
+
+    /// `ponderhit`: the pondering search ends without answering, and the `go` it came with
+    /// starts on the same position (MCTS keeps the tree grown meanwhile, alpha-beta its table).
+    fn ponder_hit(&mut self) {
+        let Some(params) = self.running.as_ref().filter(|_| self.busy()).and_then(|r| r.ponder.clone()) else {
+            return self.error("ponderhit without a 'go ponder' search");
+        };
+        if let Some(r) = &self.running {
+            r.silent.store(true, Ordering::Release);
+            Self::halt(r);
+        }
+        self.wait_for_search();
+        self.start(&params, None);
+    }
+
+    fn start(&mut self, p: &GoParams, ponder: Option<GoParams>) {
         match self.game.turn() {
             Turn::Over(o) => {
                 send(&self.out, &format!("info string game over: {}", G::outcome_text(&o)));
@@ -164,10 +194,19 @@ impl<G: ProtocolGame> Session<G> {
             }
             None => Limits::default(),
         };
-        limits.depth = p.depth;
+        // `go mate N` without a depth: a win in N moves lies within 2N − 1 plies (engines
+        // without proofs of their own stop there).
+        limits.depth = p.depth.or(p.mate.map(|n| n.saturating_mul(2).saturating_sub(1)));
         limits.nodes = p.nodes;
         limits.movetime = p.movetime.map(std::time::Duration::from_millis);
-        let unlimited = limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() && limits.clock.is_none();
+        limits.mate = p.mate;
+        limits.searchmoves = p.searchmoves.clone();
+        if let Some(bad) = p.searchmoves.iter().find(|m| !self.game.legal_moves().iter().any(|l| l.to_string() == **m)) {
+            self.error(&format!("searchmoves: '{}' is not a legal move here", crate::check::clip(bad)));
+            send(&self.out, "bestmove (none)");
+            return;
+        }
+        let unlimited = limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() && limits.clock.is_none() && limits.mate.is_none();
         let infinite = p.infinite || unlimited;
         limits.infinite = infinite;
         limits.multipv = self.options.multipv();
@@ -177,6 +216,12 @@ impl<G: ProtocolGame> Session<G> {
             send(&self.out, "bestmove (none)");
             return;
         };
+        if !limits.searchmoves.is_empty() && !player.takes_searchmoves() {
+            self.player = Some(player);
+            self.error("searchmoves: this engine searches every move");
+            send(&self.out, "bestmove (none)");
+            return;
+        }
         let stop = player.stop_handle();
         // A stop meant for the previous search (waiting for an infinite one raises it again
         // after that search has ended) must not end this one before it starts.
@@ -189,8 +234,18 @@ impl<G: ProtocolGame> Session<G> {
         let halted = halt.clone();
         let answered = Arc::new(AtomicBool::new(false));
         let said = answered.clone();
+        let silent = Arc::new(AtomicBool::new(false));
+        let quiet = silent.clone();
+        let name_reply = self.options.ponder();
         let handle = std::thread::spawn(move || {
-            let best = player.choose(&game, &limits, &mut |line| send(&out, line));
+            // The best line's first two moves, from the last report (for `ponder M`).
+            let mut line_start: Vec<String> = Vec::new();
+            let best = player.choose(&game, &limits, &mut |line| {
+                if name_reply {
+                    line_start = best_line_start(line).unwrap_or(std::mem::take(&mut line_start));
+                }
+                send(&out, line)
+            });
             if best.is_none()
                 && let Some(f) = player.failure()
             {
@@ -200,10 +255,16 @@ impl<G: ProtocolGame> Session<G> {
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
             said.store(true, Ordering::Release);
-            send(&out, &format!("bestmove {}", best.map_or_else(|| "(none)".into(), |m| m.to_string())));
+            if !quiet.load(Ordering::Acquire) {
+                let best = best.map_or_else(|| "(none)".into(), |m| m.to_string());
+                match line_start.as_slice() {
+                    [first, reply] if *first == best => send(&out, &format!("bestmove {best} ponder {reply}")),
+                    _ => send(&out, &format!("bestmove {best}")),
+                }
+            }
             player
         });
-        self.running = Some(Running { handle, stop, halt, infinite, answered });
+        self.running = Some(Running { handle, stop, halt, infinite, answered, ponder, silent });
     }
 
     /// Stops any search and waits for its thread.
@@ -283,4 +344,20 @@ impl<G: ProtocolGame> Session<G> {
             }
         }
     }
+}
+
+/// The first two moves of an `info` line's `pv` when it is the best line (no `multipv`, or
+/// `multipv 1`).
+fn best_line_start(line: &str) -> Option<Vec<String>> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.first() != Some(&"info") {
+        return None;
+    }
+    if let Some(i) = words.iter().position(|w| *w == "multipv")
+        && words.get(i + 1) != Some(&"1")
+    {
+        return None;
+    }
+    let at = words.iter().position(|w| *w == "pv")?;
+    Some(words[at + 1..].iter().take(2).map(|w| w.to_string()).collect())
 }

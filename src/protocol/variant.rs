@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::arena::game::ArenaGame;
+use crate::arena::match_game::ArenaGame;
 use crate::arena::spec::{PlayerError, PlayerSpec};
 use crate::config::Config;
 use crate::game::Outcome;
-use crate::games::{GameName, GameRulesError};
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::pipeline::RunGame;
 use crate::player::Player;
+use crate::registry::{GameName, GameRulesError};
 
 /// A game the protocol serves.
 pub trait ProtocolGame: RunGame {

@@ -5,9 +5,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use junglezero::jungle::{JungleGame, Rules, parse_fen};
+use junglezero::mcts::baseline::UniformEvaluator;
 use junglezero::mcts::cache::NnCache;
 use junglezero::mcts::search::Proof;
-use junglezero::mcts::testing::UniformEvaluator;
 use junglezero::mcts::{EvalBuffers, MctsConfig, Search, run_plain};
 
 /// Red's Dog on e8, two steps from Blue's den on d9 (through d8 or e9); Blue's only piece, a Rat
