@@ -84,14 +84,15 @@ pub enum TbCommand {
         /// e.g. icga2014).
         #[arg(long)]
         rules: Option<String>,
-        /// The tables' folder.
-        #[arg(long, value_name = "DIR")]
+        /// The tables' folder (`--tb`, as the other table commands name it; `--out` is the old
+        /// spelling).
+        #[arg(long = "tb", alias = "out", value_name = "DIR")]
         out: PathBuf,
         /// Write what was built (per material: positions, wins, draws, losses, longest win,
-        /// seconds, bytes) as JSON.
-        #[arg(long, value_name = "PATH")]
+        /// seconds, bytes) as a JSON file (`--json` is the old spelling).
+        #[arg(long = "json-out", alias = "json", value_name = "PATH")]
         json: Option<PathBuf>,
-        /// Replace an existing --json file (a symbolic link is replaced itself).
+        /// Replace an existing --json-out file (a symbolic link is replaced itself).
         #[arg(long)]
         force: bool,
         #[command(flatten)]
@@ -116,9 +117,12 @@ pub enum TbCommand {
         /// The tables' folder.
         #[arg(long, value_name = "DIR")]
         tb: PathBuf,
-        /// The networks (.jzm), one line each.
-        #[arg(required = true, value_name = "MODEL")]
+        /// The networks (.jzm), one line each...
+        #[arg(value_name = "MODEL", required_unless_present = "model_flags", conflicts_with = "model_flags")]
         models: Vec<PathBuf>,
+        /// ...or as `--model PATH`, repeated.
+        #[arg(long = "model", id = "model_flags", value_name = "PATH")]
+        model_flags: Vec<PathBuf>,
         /// Rule switches over the config's [rules] (must be those the tables were built for).
         #[arg(long)]
         rules: Option<String>,
@@ -195,7 +199,7 @@ pub struct PerftArgs {
 }
 
 /// Which game a command plays.
-pub use junglezero::games::GameName as GameKind;
+pub use junglezero::registry::GameName as GameKind;
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
@@ -266,7 +270,7 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 256)]
         batch: usize,
         /// A model file (default: an untrained network of the config's shape).
-        #[arg(long)]
+        #[arg(long, value_name = "PATH")]
         model: Option<PathBuf>,
         /// Test the NVIDIA path's arithmetic on the CPU instead of the configured device: the
         /// CPU reference of what it computes in half precision (slow; no GPU needed).
@@ -279,7 +283,7 @@ pub enum BenchCommand {
     /// from the alpha-beta bench positions for each threads x minibatch combination.
     Player {
         /// The network (.jzm).
-        #[arg(long)]
+        #[arg(long, value_name = "PATH")]
         model: PathBuf,
         /// Simulations per position.
         #[arg(long, default_value_t = 2000)]
@@ -287,6 +291,10 @@ pub enum BenchCommand {
         /// Combinations THREADSxMINIBATCH to time.
         #[arg(long, value_delimiter = ',', default_value = "1x1,1x8,2x1,2x8")]
         combos: Vec<String>,
+        /// Check each root with alpha-beta this many plies deep first (`mcts.play_tactics`;
+        /// 0: no check).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=24))]
+        tactics: u32,
         #[command(flatten)]
         config: ConfigArgs,
     },
@@ -316,7 +324,7 @@ pub enum BenchCommand {
         #[arg(long, value_name = "DIR")]
         tb: PathBuf,
         /// The network (.jzm).
-        #[arg(long)]
+        #[arg(long, value_name = "PATH")]
         model: PathBuf,
         /// Simulations per position.
         #[arg(long, default_value_t = 800)]
@@ -387,11 +395,12 @@ pub struct UciArgs {
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     /// A network (.jzm) to play and analyse with; without one only alpha-beta is offered.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "PATH")]
     pub model: Option<PathBuf>,
-    /// A run directory whose report/ the page links to.
-    #[arg(long, value_name = "DIR")]
-    pub run: Option<PathBuf>,
+    /// A run whose report/ the page links to: a directory or an object-store URL (its report
+    /// is fetched once, at the start).
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: Option<String>,
     /// Port to listen on (0: any free port).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
@@ -462,8 +471,9 @@ pub struct SelfplayArgs {
     /// Number of games.
     #[arg(long)]
     pub games: u64,
-    /// Directory for the game shards (with --model or --random-init).
-    #[arg(long, value_name = "DIR", conflicts_with = "run")]
+    /// Directory for the game shards (with --model or --random-init; `--out` is the old
+    /// spelling).
+    #[arg(long = "out-dir", alias = "out", value_name = "DIR", conflicts_with = "run")]
     pub out: Option<PathBuf>,
     /// A training run (a directory or an object-store URL such as s3://bucket/run): play with
     /// its current best network into its games/ (several self-play processes, on any number of
@@ -522,6 +532,9 @@ pub struct RunArgs {
     pub set: Vec<String>,
 }
 
+/// Games of a match: `arena`'s whole match, each pairing of a `tournament`.
+pub const MATCH_GAMES: u32 = 100;
+
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
     /// Player A, KIND:KEY=VALUE,...: alphabeta (depth=N, movetime=MS, nodes=N, hash=MB,
@@ -530,12 +543,16 @@ pub struct ArenaArgs {
     /// expectiminimax (the flip game: depth=N, movetime=MS, nodes=N); every kind also takes
     /// tc=MOVES/SECONDS+INC, a game clock (e.g. tc=0/10+0.1). E.g. mcts:model=net.jzm,sims=64 or alphabeta:depth=4
     #[arg(long, value_parser = parse_spec)]
-    pub a: junglezero::arena::spec::PlayerSpec,
+    pub a: SpecText,
     /// Player B (the same forms as --a).
     #[arg(long, value_parser = parse_spec)]
-    pub b: junglezero::arena::spec::PlayerSpec,
+    pub b: SpecText,
+    /// Keys for both players, before their own (cutechess's -each), e.g. tc=0/10+0.1 or
+    /// hash=64; a player's own key of the same name wins.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    pub each: Option<String>,
     /// Games (whole pairs: each opening with both colours).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = MATCH_GAMES, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub games: u32,
     /// Stop early when the sequential test decides, e.g. elo0=0,elo1=30,alpha=0.05,beta=0.05.
     #[arg(long, value_parser = parse_sprt)]
@@ -546,8 +563,8 @@ pub struct ArenaArgs {
     /// Random plies of each opening (default: the config's arena.opening_plies).
     #[arg(long)]
     pub opening_plies: Option<usize>,
-    /// Write the result as JSON.
-    #[arg(long, value_name = "PATH")]
+    /// Write the result to a JSON file (`--json` is the old spelling).
+    #[arg(long = "json-out", alias = "json", value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Write the games in PGN form.
     #[arg(long, value_name = "PATH")]
@@ -579,8 +596,25 @@ pub struct ArenaArgs {
     pub config: ConfigArgs,
 }
 
-fn parse_spec(s: &str) -> Result<junglezero::arena::spec::PlayerSpec, junglezero::arena::spec::SpecError> {
-    s.parse()
+/// A player spec as given (checked when parsed), so that `--each` can add keys to it.
+#[derive(Clone, Debug)]
+pub struct SpecText(String);
+
+impl SpecText {
+    /// The spec with `each`'s keys before its own (its own win where both give a key).
+    pub fn with_each(&self, each: Option<&str>) -> Result<junglezero::arena::spec::PlayerSpec, junglezero::arena::spec::SpecError> {
+        let Some(each) = each.map(str::trim).filter(|e| !e.is_empty()) else { return self.0.parse() };
+        match self.0.split_once(':') {
+            Some((kind, own)) if !own.trim().is_empty() => format!("{kind}:{each},{own}").parse(),
+            Some((kind, _)) => format!("{kind}:{each}").parse(),
+            None => format!("{}:{each}", self.0).parse(),
+        }
+    }
+}
+
+fn parse_spec(s: &str) -> Result<SpecText, junglezero::arena::spec::SpecError> {
+    s.parse::<junglezero::arena::spec::PlayerSpec>()?;
+    Ok(SpecText(s.to_string()))
 }
 
 fn parse_sprt(s: &str) -> Result<junglezero::arena::stats::Sprt, junglezero::arena::stats::SprtError> {
@@ -639,19 +673,27 @@ pub struct ImportArgs {
 pub struct TournamentArgs {
     /// The players (as `arena --a` takes them), at least two.
     #[arg(long, num_args = 2.., required = true, value_parser = parse_spec)]
-    pub players: Vec<junglezero::arena::spec::PlayerSpec>,
+    pub players: Vec<SpecText>,
+    /// Keys for every player, before its own (cutechess's -each), e.g. tc=0/10+0.1; a
+    /// player's own key of the same name wins.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    pub each: Option<String>,
     /// Games of each pairing (rounded up to whole pairs of games with the colours swapped).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = MATCH_GAMES, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub games: u32,
     /// Only the first player against each of the others.
     #[arg(long)]
     pub gauntlet: bool,
+    /// End each pairing early once the sequential test decides it (as `arena --sprt`; for a
+    /// gauntlet: whether the first player is stronger than each other by elo1, not by elo0).
+    #[arg(long, value_parser = parse_sprt)]
+    pub sprt: Option<junglezero::arena::stats::Sprt>,
     /// Games played at once (default: the config's arena.concurrency).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=512))]
     pub concurrency: Option<u64>,
     /// The tournament's folder: its settings, every finished game (one line each) and the
-    /// results. The same command on the same folder resumes.
-    #[arg(long, value_name = "DIR", default_value = "tournament")]
+    /// results. The same command on the same folder resumes. (`--out` is the old spelling.)
+    #[arg(long = "out-dir", alias = "out", value_name = "DIR", default_value = "tournament")]
     pub out: PathBuf,
     /// Write into a folder whose results.json is not this tournament's (it is replaced).
     #[arg(long)]
@@ -691,9 +733,12 @@ pub struct AnalysisArgs {
 
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// The model file (.jzm).
-    #[arg(value_name = "MODEL")]
-    pub model: PathBuf,
+    /// The model file (.jzm)...
+    #[arg(value_name = "MODEL", required_unless_present = "model_flag", conflicts_with = "model_flag")]
+    pub model_pos: Option<PathBuf>,
+    /// ...or as `--model PATH`, as the other commands take it.
+    #[arg(long = "model", id = "model_flag", value_name = "PATH")]
+    pub model_flag: Option<PathBuf>,
     /// Print it as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -725,11 +770,14 @@ pub struct DumpArgs {
 
 #[derive(Args, Debug)]
 pub struct AverageArgs {
-    /// The model files (.jzm), oldest first.
-    #[arg(required = true, value_name = "MODEL")]
+    /// The model files (.jzm), oldest first...
+    #[arg(value_name = "MODEL", required_unless_present = "model_flags", conflicts_with = "model_flags")]
     pub models: Vec<PathBuf>,
+    /// ...or as `--model PATH`, repeated, oldest first.
+    #[arg(long = "model", id = "model_flags", value_name = "PATH")]
+    pub model_flags: Vec<PathBuf>,
     /// Output model file.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
     /// An exponential moving average from the oldest to the newest: each next network enters
     /// with weight 1 - decay (default: the plain mean).
@@ -779,5 +827,19 @@ impl ExportArgs {
     pub fn format(&self) -> ExportFormat {
         let onnx = self.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
         self.format.unwrap_or(if onnx { ExportFormat::Onnx } else { ExportFormat::Safetensors })
+    }
+}
+
+impl InspectArgs {
+    /// The model file, however it was given.
+    pub fn model(&self) -> &std::path::Path {
+        self.model_flag.as_deref().or(self.model_pos.as_deref()).unwrap_or(std::path::Path::new(""))
+    }
+}
+
+impl AverageArgs {
+    /// The model files, however they were given, oldest first.
+    pub fn models(&self) -> &[PathBuf] {
+        if self.model_flags.is_empty() { &self.models } else { &self.model_flags }
     }
 }

@@ -26,7 +26,7 @@ use crate::alphabeta::{EvalWeights, SearchConfig};
 use crate::game::Encode;
 use crate::jungle::JungleGame;
 use crate::mcts::{MctsConfig, MctsPlayer};
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::nn::device::HardwareConfig;
 use crate::nn::modelfile::ModelFileError;
 use crate::player::{Limits, Player, RandomPlayer};
@@ -236,9 +236,11 @@ impl FromStr for PlayerSpec {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
         let mut opts = options(rest)?;
+        // A key given twice (`--each` before the player's own): the last one counts.
         let mut tc = None;
-        if let Some(i) = opts.iter().position(|(k, _)| k == "tc") {
+        if let Some(i) = opts.iter().rposition(|(k, _)| k == "tc") {
             tc = Some(opts.remove(i).1.parse::<TimeControl>()?);
+            opts.retain(|(k, _)| k != "tc");
         }
         let unknown = |k: &str, known: &'static str| SpecError::UnknownOption { kind: kind.into(), key: k.into(), known };
         match kind.trim() {

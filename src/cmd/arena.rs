@@ -4,8 +4,8 @@ use std::io::Write;
 
 use anyhow::Context;
 use junglezero::arena::batched::{NetworkSearch, run_network_match};
-use junglezero::arena::game::{ArenaGame, MatchGame};
 use junglezero::arena::journal::{GameLine, Journal, Plan};
+use junglezero::arena::match_game::{ArenaGame, MatchGame};
 use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match_skipping};
 use junglezero::arena::spec::PlayerSpec;
 use junglezero::arena::{forfeit_line, summary, summary_json};
@@ -27,9 +27,6 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
 /// luck, its deal) with the seats swapped.
 fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Result<()> {
     let rules = G::rules_with(config, args.rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
-    if args.games == 0 {
-        anyhow::bail!("--games must be at least 1");
-    }
     if args.games_out.is_some() && G::games_text(&[], "", "", &rules).is_none() {
         anyhow::bail!("--games-out writes PGN, which the {} game has no form of; its records are in its shards", G::NAME);
     }
@@ -37,8 +34,9 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
     let outputs: Vec<&std::path::Path> = args.json.iter().chain(&args.games_out).map(|p| p.as_path()).collect();
     junglezero::store::Outputs::new(&outputs, args.force)?;
     let players = config.players();
-    let fa = <G as ArenaGame>::factory(args.a.clone(), &players, &rules, None).context("player A")?;
-    let fb = <G as ArenaGame>::factory(args.b.clone(), &players, &rules, None).context("player B")?;
+    let (spec_a, spec_b) = (args.a.with_each(args.each.as_deref()).context("player A")?, args.b.with_each(args.each.as_deref()).context("player B")?);
+    let fa = <G as ArenaGame>::factory(spec_a.clone(), &players, &rules, None).context("player A")?;
+    let fb = <G as ArenaGame>::factory(spec_b.clone(), &players, &rules, None).context("player B")?;
     let (name_a, name_b) = (fa.name(), fb.name());
     let settings = settings::<G>(args, config, rules.clone())?;
     let (book, book_hash) = super::tournament::read_openings::<G>(args.openings.as_deref(), &rules, args.seed)?;
@@ -47,7 +45,7 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
     // The games of an earlier run of the match (from its journal).
     let mut resumed = Vec::new();
     let mut earlier = std::collections::HashSet::new();
-    let outcome: MatchOutcome<G> = match (&args.a, &args.b, fa.network(), fb.network()) {
+    let outcome: MatchOutcome<G> = match (&spec_a, &spec_b, fa.network(), fb.network()) {
         // Two networks with the same budget, random openings and no journal: batch their
         // leaves across games.
         (
@@ -55,7 +53,11 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
             PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, cpuct_factor: None, tactics: None, reuse: None, tc: None, .. },
             Some(na),
             Some(nb),
-        ) if sa.unwrap_or(config.mcts.playouts) == sb.unwrap_or(config.mcts.playouts) && book.is_none() && args.log.is_none() => {
+        ) if sa.unwrap_or(config.mcts.playouts) == sb.unwrap_or(config.mcts.playouts)
+            && book.is_none()
+            && args.log.is_none()
+            && config.mcts.play_tactics == 0 =>
+        {
             let search = NetworkSearch { mcts: &config.mcts, sims: sa.unwrap_or(config.mcts.playouts), games_in_flight: 16 };
             run_network_match(&**na, &**nb, search, &settings, |_, t, llr| progress(t, llr))
         }
@@ -132,7 +134,7 @@ fn show_progress(pb: &indicatif::ProgressBar, t: &junglezero::arena::stats::Tall
     pb.set_message(format!("W {} D {} L {}  Elo {elo:+.0} +/- {ci:.0}{}", t.wins, t.draws, t.losses, llr.map_or(String::new(), |l| format!("  LLR {l:.2}"))));
 }
 
-/// The summary on stdout and, with `--json`, in a file.
+/// The summary on stdout and, with `--json-out`, in a file.
 fn report<G: MatchGame>(
     args: &ArenaArgs,
     outcome: &MatchOutcome<G>,

@@ -1,7 +1,7 @@
 //! `junglezero average`: one network from several of the same run, weight by weight (a
 //! uniform mean, or an exponential moving average from the oldest to the newest).
 
-use junglezero::nn::{average, device::parse_device, modelfile};
+use junglezero::nn::{device::parse_device, model::average, modelfile};
 use junglezero::store::events::now;
 
 use crate::cli::AverageArgs;
@@ -9,8 +9,8 @@ use crate::cli::AverageArgs;
 pub fn run(args: AverageArgs) -> anyhow::Result<()> {
     junglezero::store::Outputs::new(&[&args.out], args.force)?;
     let device = parse_device("flex")?;
-    let mut nets = Vec::with_capacity(args.models.len());
-    for path in &args.models {
+    let mut nets = Vec::with_capacity(args.models().len());
+    for path in args.models() {
         nets.push((path, modelfile::load_any(path, &device)?));
     }
     let Some(((first_path, (_, first)), rest)) = nets.split_first() else {
@@ -43,9 +43,9 @@ pub fn run(args: AverageArgs) -> anyhow::Result<()> {
         meta = m;
     }
     let how = args.decay.map_or_else(|| "mean".to_string(), |d| format!("ema{d}"));
-    meta.id = format!("{}-{how}-of-{}", meta.id, args.models.len());
+    meta.id = format!("{}-{how}-of-{}", meta.id, args.models().len());
     meta.created = now();
     modelfile::save_output(&args.out, &avg, &meta, args.force)?;
-    println!("wrote {} ({}: {} networks, {})", args.out.display(), meta.id, args.models.len(), meta.model.describe());
+    println!("wrote {} ({}: {} networks, {})", args.out.display(), meta.id, args.models().len(), meta.model.describe());
     Ok(())
 }

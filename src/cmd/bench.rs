@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use junglezero::alphabeta::bench::BENCH_FENS;
 use junglezero::jungle::{JungleGame, parse_fen, perft};
-use junglezero::nn::bench::raw_throughput;
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::NetEvaluator;
 use junglezero::nn::device::parse_device;
+use junglezero::nn::measure::bench::raw_throughput;
 use junglezero::nn::model::ModelConfig;
 
 use crate::cli::{BenchCommand, ConfigArgs};
@@ -25,7 +25,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             junglezero::with_game!(c.game, G => bench_agree::<G>(positions, batch, model.as_deref(), half_reference, &c))
         }
         BenchCommand::Gate { draws, trials, config } => bench_gate(draws, trials, &config),
-        BenchCommand::Player { model, sims, combos, config } => super::bench_player::run(&model, sims, &combos, &config),
+        BenchCommand::Player { model, sims, combos, tactics, config } => super::bench_player::run(&model, sims, &combos, tactics, &config),
         BenchCommand::Tb { tb, positions, depth, min_plies, config } => super::bench_tb::run(&tb, positions, depth, min_plies, &config),
         BenchCommand::Races { tb, model, sims, positions, min_plies, tactics, config } => {
             super::bench_races::run(&tb, &model, sims, positions, min_plies, tactics, &config)
@@ -120,7 +120,7 @@ fn bench_nn(max_batch: usize, threads: usize, seconds: f64, args: &ConfigArgs) -
 /// path's half-precision arithmetic) against burn on the CPU, over `positions` positions of
 /// random games of `G`, `batch` at a time. The last line is exactly `agree positions N policy
 /// max-diff X value max-diff Y top-move Z %`; exit status 2 beyond half precision's tolerance
-/// (`nn::agree::HALF_PRECISION`).
+/// (`nn::measure::agree::HALF_PRECISION`).
 fn bench_agree<G: junglezero::entries::HouseGame>(
     positions: usize,
     batch: usize,
@@ -129,9 +129,9 @@ fn bench_agree<G: junglezero::entries::HouseGame>(
     config: &junglezero::config::Config,
 ) -> anyhow::Result<()> {
     use junglezero::game::Turn;
-    use junglezero::nn::agree::{Agreement, HALF_PRECISION};
-    use junglezero::nn::fused::HostOutputs;
-    use junglezero::nn::gpu_plan::{GpuPlan, Precision};
+    use junglezero::nn::infer::cpu::HostOutputs;
+    use junglezero::nn::infer::gpu::plan::{GpuPlan, Precision};
+    use junglezero::nn::measure::agree::{Agreement, HALF_PRECISION};
     use rand::{RngExt, SeedableRng};
     let hw_cpu = junglezero::nn::device::HardwareConfig { device: "flex".into(), fused_cpu: false, ..Default::default() };
     // Without a model, one random network, drawn on the CPU and written to a temporary file, so
@@ -154,7 +154,7 @@ fn bench_agree<G: junglezero::entries::HouseGame>(
     }
     let loaded = NetEvaluator::load(path, &hw_cpu, G::SHAPE).and_then(|r| {
         let tested = if half_reference {
-            Tested::Half(GpuPlan::from_fused(&junglezero::nn::fused::FusedNet::from_net(r.net())))
+            Tested::Half(GpuPlan::from_fused(&junglezero::nn::infer::cpu::FusedNet::from_net(r.net())))
         } else {
             Tested::Device(NetEvaluator::load(path, &config.hardware, G::SHAPE)?)
         };

@@ -1,20 +1,24 @@
 //! `junglezero bench player --model FILE`: MCTS as the protocol and `play` run it, with the
-//! network, over the alpha-beta bench positions, for several thread and minibatch counts.
+//! network, over the alpha-beta bench positions, for several thread and minibatch counts; with
+//! `--tactics N`, each search after the alpha-beta root check of N plies (its time included).
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
+use junglezero::alphabeta::Eval;
 use junglezero::alphabeta::bench::BENCH_FENS;
+use junglezero::entries::jungle::tactics::AlphaBetaTactics;
 use junglezero::jungle::{JungleGame, parse_fen};
 use junglezero::mcts::MctsPlayer;
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::mcts::tactics::Tactics;
+use junglezero::nn::NetEvaluator;
 use junglezero::player::{Limits, Player};
 
 use crate::cli::ConfigArgs;
 
-pub fn run(model: &std::path::Path, sims: u32, combos: &[String], args: &ConfigArgs) -> anyhow::Result<()> {
+pub fn run(model: &std::path::Path, sims: u32, combos: &[String], tactics: u32, args: &ConfigArgs) -> anyhow::Result<()> {
     let config = super::load_config(args)?;
     let net =
         Arc::new(NetEvaluator::load(model, &config.hardware, <JungleGame as junglezero::game::Encode>::SHAPE).with_context(|| model.display().to_string())?);
@@ -27,14 +31,27 @@ pub fn run(model: &std::path::Path, sims: u32, combos: &[String], args: &ConfigA
             .and_then(|(t, m)| Some((t.trim().parse::<usize>().ok()?, m.trim().parse::<usize>().ok()?)))
             .filter(|&(t, m)| (1..=256).contains(&t) && (1..=1024).contains(&m))
             .ok_or_else(|| anyhow::anyhow!("--combos: '{combo}' is not THREADSxMINIBATCH (1-256 x 1-1024)"))?;
-        let mcts = junglezero::mcts::MctsConfig { play_threads: threads, play_minibatch: minibatch, play_tree_reuse: false, ..config.mcts.clone() };
+        let mcts = junglezero::mcts::MctsConfig {
+            play_threads: threads,
+            play_minibatch: minibatch,
+            play_tree_reuse: false,
+            play_tactics: tactics,
+            ..config.mcts.clone()
+        };
+        let check = || {
+            (tactics > 0)
+                .then(|| Arc::new(AlphaBetaTactics::new(&config.search, Eval::new(&config.eval, config.rules), tactics)) as Arc<dyn Tactics<JungleGame>>)
+        };
+        let mut won = 0;
         let limits = Limits { nodes: Some(u64::from(sims)), ..Limits::default() };
         let mut secs = 0.0;
         let mut agree = 0;
         for root in &roots {
-            let mut player = MctsPlayer::<JungleGame, _>::new(net.clone(), &mcts, sims);
+            let mut player = MctsPlayer::<JungleGame, _>::new(net.clone(), &mcts, sims).with_tactics(check());
             let start = Instant::now();
             let best = player.choose(root, &limits, &mut |_| {});
+            // A win the check proved is played without a search.
+            won += usize::from(player.last_search().is_none());
             secs += start.elapsed().as_secs_f64();
             let mut single = MctsPlayer::<JungleGame, _>::new(net.clone(), &junglezero::mcts::MctsConfig { play_tree_reuse: false, ..config.mcts.clone() }, 64);
             // The same move as a small one-thread search: a sanity check, not a strength test.
@@ -44,10 +61,11 @@ pub fn run(model: &std::path::Path, sims: u32, combos: &[String], args: &ConfigA
         let base_rate = *base.get_or_insert(rate);
         writeln!(
             out,
-            "threads {threads} minibatch {minibatch} positions {} sims {sims} time {secs:.2} sims/s {rate:.0} ({:.2}x) same move as 64 sims {agree}/{}",
+            "threads {threads} minibatch {minibatch} positions {} sims {sims} time {secs:.2} sims/s {rate:.0} ({:.2}x) same move as 64 sims {agree}/{}{}",
             roots.len(),
             rate / base_rate,
-            roots.len()
+            roots.len(),
+            if tactics > 0 { format!(" check {tactics} plies, wins played unsearched {won}") } else { String::new() }
         )?;
     }
     Ok(())

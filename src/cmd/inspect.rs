@@ -1,4 +1,4 @@
-//! `junglezero inspect MODEL [--json]`: what a model file holds; `junglezero import WEIGHTS
+//! `junglezero inspect MODEL|--model MODEL [--json]`: what a model file holds; `junglezero import WEIGHTS
 //! --out MODEL`: an export back into a model file.
 
 use std::io::Write;
@@ -12,7 +12,7 @@ use crate::cli::{ImportArgs, InspectArgs};
 pub fn import(args: ImportArgs) -> anyhow::Result<()> {
     // Checked before the weights are read, and again as the file is placed.
     junglezero::store::Outputs::new(&[&args.out], args.force)?;
-    let (net, meta) = junglezero::nn::import::import(&args.weights, &parse_device("flex")?)?;
+    let (net, meta) = junglezero::nn::files::import::import(&args.weights, &parse_device("flex")?)?;
     modelfile::save_output(&args.out, &net, &meta, args.force)?;
     println!("imported {} ({} {}, {}) into {}", args.weights.display(), meta.game, meta.model.describe(), meta.id, args.out.display());
     Ok(())
@@ -21,14 +21,14 @@ pub fn import(args: ImportArgs) -> anyhow::Result<()> {
 pub fn run(args: InspectArgs) -> anyhow::Result<()> {
     // Loading the weights checks them against the header (and for non-finite values), so a
     // damaged file is reported here, not when a match starts.
-    let (net, meta) = modelfile::load_any(&args.model, &parse_device("flex")?)?;
+    let (net, meta) = modelfile::load_any(args.model(), &parse_device("flex")?)?;
     let parameters = net.num_params();
     let created = chrono::DateTime::from_timestamp(meta.created as i64, 0).map_or_else(|| "unknown".into(), |t| t.format("%Y-%m-%d %H:%M UTC").to_string());
     let mut out = std::io::stdout().lock();
     if args.json {
         let mut v = serde_json::to_value(&meta)?;
         v["parameters"] = parameters.into();
-        v["file"] = args.model.display().to_string().into();
+        v["file"] = args.model().display().to_string().into();
         writeln!(out, "{v}")?;
         return Ok(());
     }
@@ -38,7 +38,7 @@ pub fn run(args: InspectArgs) -> anyhow::Result<()> {
         .filter(|h| h.0)
         .map(|h| h.1)
         .collect();
-    writeln!(out, "file:        {}", args.model.display())?;
+    writeln!(out, "file:        {}", args.model().display())?;
     writeln!(out, "game:        {}", meta.game)?;
     writeln!(
         out,

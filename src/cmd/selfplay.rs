@@ -1,4 +1,4 @@
-//! `junglezero selfplay (--model PATH | --random-init) --games N --out DIR`
+//! `junglezero selfplay (--model PATH | --random-init) --games N --out-dir DIR`
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -16,10 +16,10 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         return super::train::selfplay_for_run(run, args.games, &args.config.set);
     }
     let Some(out) = args.out.clone() else {
-        anyhow::bail!("selfplay needs --out DIR (with --model PATH or --random-init) or --run DIR");
+        anyhow::bail!("selfplay needs --out-dir DIR (with --model PATH or --random-init) or --run DIR");
     };
     if args.network.model.is_none() && !args.network.random_init {
-        anyhow::bail!("selfplay --out needs --model PATH or --random-init");
+        anyhow::bail!("selfplay --out-dir needs --model PATH or --random-init");
     }
     let config = super::load_config(&args.config)?;
     junglezero::with_game!(config.game, G => play_out::<G>(&args, &config, &out))

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use junglezero::games::GameName;
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::NetEvaluator;
+use junglezero::registry::GameName;
 use junglezero::serve::{ServeState, serve};
 
 use crate::cli::ServeArgs;
@@ -22,10 +22,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         None => None,
     };
-    let report_dir = args.run.as_ref().map(|r| r.join("report"));
-    if let Some(run) = &args.run {
-        anyhow::ensure!(run.is_dir(), "--run {}: no such run directory", run.display());
-    }
+    // A run in object storage: its report is fetched once, into the run's mirror.
+    let report_dir = match &args.run {
+        Some(spec) => {
+            let run = junglezero::store::run::RunDir::open(spec, "serve")?;
+            run.pull(Some(&["config.toml", "report"]))?;
+            anyhow::ensure!(run.root().is_dir(), "--run {spec}: no such run directory");
+            Some(run.report_dir())
+        }
+        None => None,
+    };
     if !args.host.is_loopback() {
         tracing::warn!("listening on {}: any machine that reaches it can run searches here", args.host);
     }

@@ -5,7 +5,7 @@ use std::io::Write;
 use junglezero::entries::HouseGame;
 use junglezero::game::Encode;
 use junglezero::jungle::{JungleGame, Rules};
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::NetEvaluator;
 use junglezero::pipeline::RunGame;
 use junglezero::store::lines::CappedLines;
 use junglezero::store::{Outputs, caps};
@@ -75,7 +75,8 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        TbCommand::Score { tb, models, rules, config } => {
+        TbCommand::Score { tb, models, model_flags, rules, config } => {
+            let models = if model_flags.is_empty() { models } else { model_flags };
             let mut config = super::load_config(&config)?;
             config.rules = JungleGame::rules_with(&config, rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
             // Opened here first, so a folder without tables (or built for other rules) is an error.
@@ -92,7 +93,7 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             let mut out = std::io::stdout().lock();
             for path in &models {
                 let net = NetEvaluator::load(path, &config.hardware, <JungleGame as Encode>::SHAPE)?;
-                let (accuracy, error) = junglezero::nn::yardstick::measure(&net, &sample);
+                let (accuracy, error) = junglezero::nn::measure::yardstick::measure(&net, &sample);
                 writeln!(out, "{}: value accuracy {accuracy:.3}, mean |value error| {error:.3} on {} tablebase positions", path.display(), sample.len())?;
             }
             Ok(())

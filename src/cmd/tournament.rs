@@ -1,9 +1,10 @@
-//! `junglezero tournament --players SPEC SPEC SPEC... [--games N] [--gauntlet] [--out DIR]`:
+//! `junglezero tournament --players SPEC SPEC SPEC... [--games N] [--gauntlet] [--out-dir DIR]`:
 //! every pairing (or the first player against each other one) plays a match as `arena` plays
 //! it; each finished game is appended to DIR/games.jsonl at once, so the same command on the
 //! same folder goes on where an interrupted tournament stopped. The end prints the standings
 //! (Bradley-Terry ratings with 95 % intervals, the first player at 0) and a crosstable, and
-//! writes both to DIR/results.json.
+//! writes both to DIR/results.json. A game with a PGN form (Jungle) is also appended to
+//! DIR/games.pgn as it ends; `--sprt` ends a pairing once its sequential test decides.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -11,8 +12,8 @@ use std::path::Path;
 
 use anyhow::Context;
 use junglezero::arena::bt::{PairResult, fit};
-use junglezero::arena::game::{ArenaGame, MatchGame};
 use junglezero::arena::journal::{GameLine, Journal, Plan};
+use junglezero::arena::match_game::{ArenaGame, MatchGame};
 use junglezero::arena::openings::{Opening, openings_from_text};
 use junglezero::arena::play::{MatchSettings, run_match_skipping};
 use junglezero::config::Config;
@@ -31,8 +32,9 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
     let rules = G::rules_with(config, args.rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
     let settings = config.players();
     let mut factories = Vec::new();
-    for (i, spec) in args.players.iter().enumerate() {
-        factories.push(<G as ArenaGame>::factory(spec.clone(), &settings, &rules, None).with_context(|| format!("player {}", i + 1))?);
+    for (i, text) in args.players.iter().enumerate() {
+        let spec = text.with_each(args.each.as_deref()).with_context(|| format!("player {}", i + 1))?;
+        factories.push(<G as ArenaGame>::factory(spec, &settings, &rules, None).with_context(|| format!("player {}", i + 1))?);
     }
     let names: Vec<String> = factories.iter().map(|f| f.name()).collect();
     let (book, book_hash) = read_openings::<G>(args.openings.as_deref(), &rules, args.seed)?;
@@ -62,6 +64,10 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
         );
     }
     let (mut journal, mut played) = Journal::open(&journal_path, &plan)?;
+    // The games' moves, for viewers and other tools: appended as they end (a resumed
+    // tournament adds its new games to what is there).
+    let pgn_path = dir.join("games.pgn");
+    let mut pgn = if G::games_text(&[], "", "", &rules).is_some() { Some(open_append(&pgn_path)?) } else { None };
     if !played.is_empty() {
         eprintln!("resuming: {} games already played", played.len());
     }
@@ -83,7 +89,7 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
             opening_plies: plan.opening_plies,
             seed: args.seed,
             rules: rules.clone(),
-            sprt: None,
+            sprt: args.sprt,
             max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
             adjudication: config.arena.adjudication(),
             time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
@@ -95,6 +101,12 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
             if let Err(e) = journal.append(&line) {
                 write_error.get_or_insert(e);
             }
+            if let Some(file) = pgn.as_mut()
+                && let Some(text) = G::games_text(std::slice::from_ref(g), &names[a], &names[b], &rules)
+                && let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush())
+            {
+                write_error.get_or_insert(anyhow::anyhow!("{}: {e}", pgn_path.display()));
+            }
             played.push(line);
             pb.inc(1);
         })
@@ -105,6 +117,17 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
     }
     pb.finish_and_clear();
     results(dir, &names, &played)
+}
+
+/// `path` opened to append to (created when missing); a link or anything but a regular file
+/// is refused, so nothing is written through it.
+fn open_append(path: &Path) -> anyhow::Result<std::fs::File> {
+    if let Ok(m) = std::fs::symlink_metadata(path)
+        && !m.file_type().is_file()
+    {
+        anyhow::bail!("{}: not a regular file (a link, a folder or a device); not appending to it", path.display());
+    }
+    std::fs::OpenOptions::new().create(true).append(true).open(path).with_context(|| format!("cannot open {}", path.display()))
 }
 
 /// The openings of `path` (none: random openings) and what a journal's plan records of them.

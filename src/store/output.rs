@@ -1,4 +1,4 @@
-//! Files written under names the user gave (`--out`, `--json`, `--games-out`): every command
+//! Files written under names the user gave (`--out`, `--json-out`, `--games-out`): every command
 //! writes them through [`Outputs`], which
 //!
 //! - never replaces an existing file unless the user said so (`--force`),
@@ -59,7 +59,7 @@ fn destination(path: &Path, force: bool) -> Result<Dest, StoreError> {
         Ok(m) => m,
     };
     let t = meta.file_type();
-    // A descriptor the shell opened (`--json /dev/stdout > out.json`, `/dev/fd/3`,
+    // A descriptor the shell opened (`--json-out /dev/stdout > out.json`, `/dev/fd/3`,
     // `/proc/self/fd/1`) is written into, whatever it leads to: it is a link, but to what the
     // user redirected, and replacing it would replace the system's own link.
     if (path.starts_with("/dev") || path.starts_with("/proc/self/fd")) && fs::metadata(path).is_ok_and(|m| !m.is_dir()) {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use junglezero::arena::game::ArenaGame;
+use junglezero::arena::match_game::ArenaGame;
 use junglezero::arena::openings::{Opening, start_game};
 use junglezero::arena::play::{MatchSettings, run_match};
 use junglezero::arena::spec::PlayerSpec;
@@ -290,7 +290,7 @@ fn smoke_run_report_and_export() {
     let mut net = m.model.init(junglezero::jungle::encode::SHAPE, &device);
     let res = net.load_from(&mut SafetensorsStore::from_file(&out).with_from_adapter(PyTorchToBurnAdapter)).unwrap();
     assert!(res.errors.is_empty() && res.missing.is_empty(), "{res:?}");
-    let eval = junglezero::nn::burn_eval::NetEvaluator::new(net, device, "x", &m.model);
+    let eval = junglezero::nn::NetEvaluator::new(net, device, "x", &m.model);
     let p = eval.forward(inputs.as_slice().unwrap(), 32).policy;
     let worst = p.iter().zip(logits.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     assert!(worst < 1e-4, "{worst}");
@@ -539,7 +539,7 @@ fn both_match_drivers_end_games_where_an_oracle_knows_the_result() {
     use junglezero::game::{Reason, Seat};
     let oracle: std::sync::Arc<dyn junglezero::mcts::oracle::Oracle<JungleGame>> = std::sync::Arc::new(FromPlyEight);
     let s = MatchSettings { opening_plies: 2, oracle: Some(oracle), ..settings(6) };
-    let eval = junglezero::mcts::testing::UniformEvaluator::default();
+    let eval = junglezero::mcts::baseline::UniformEvaluator::default();
     let mcts = junglezero::mcts::MctsConfig::default();
     let batched = run_network_match(&eval, &eval, NetworkSearch { mcts: &mcts, sims: 8, games_in_flight: 3 }, &s, |_, _, _| {});
     let players = Config::default().players();
@@ -553,4 +553,75 @@ fn both_match_drivers_end_games_where_an_oracle_knows_the_result() {
             assert_eq!(g.outcome.winner, Some(Seat::First));
         }
     }
+}
+
+/// A tournament keeps every game's moves in DIR/games.pgn as it ends (a resumed one adds to
+/// it), and a gauntlet with `--sprt` ends each pairing once its test decides.
+#[test]
+fn a_tournament_writes_its_games_as_pgn_and_a_gauntlet_stops_on_its_test() {
+    let dir = tmp("tournament-pgn");
+    let d = dir.to_str().unwrap();
+    let run = |games: &str| junglezero(&["tournament", "--games", games, "--seed", "3", "--out-dir", d, "--players", "alphabeta:depth=1", "random"]);
+    let o = run("2");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Result ").count(), 2, "{pgn}");
+    assert!(pgn.contains("alphabeta:depth=1") && pgn.contains("random"), "{pgn}");
+    // The same command again: nothing left to play, nothing added.
+    let o = run("2");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(dir.join("games.pgn")).unwrap(), pgn);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let dir = tmp("tournament-sprt");
+    let o = junglezero(&[
+        "tournament",
+        "--gauntlet",
+        "--games",
+        "1000",
+        "--sprt",
+        "elo0=0,elo1=200,alpha=0.05,beta=0.05",
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--players",
+        "alphabeta:depth=2",
+        "random",
+        "random",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
+    let games = results["standings"][0]["games"].as_u64().unwrap();
+    assert!((4..200).contains(&games), "each pairing stops long before 1000 games: {games}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--each` gives every player the same keys, before its own (cutechess's -each).
+#[test]
+fn each_gives_every_player_the_same_keys_and_a_player_s_own_win() {
+    let o = junglezero(&["arena", "--a", "alphabeta:depth=1", "--b", "random", "--each", "tc=0/5+0.05", "--games", "2"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("alphabeta:depth=1,tc=0/5+0.05") && out.contains("random:tc=0/5+0.05"), "{out}");
+    // A key one kind does not take is refused naming it.
+    let o = junglezero(&["arena", "--a", "alphabeta:depth=1", "--b", "random", "--each", "sims=64", "--games", "2"]);
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success() && e.trim().lines().count() == 1 && e.contains("sims"), "{e}");
+    // A player's own key wins over --each's.
+    let dir = tmp("tournament-each");
+    let o = junglezero(&[
+        "tournament",
+        "--games",
+        "2",
+        "--each",
+        "depth=3",
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--players",
+        "alphabeta:depth=1",
+        "alphabeta:depth=2",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("alphabeta:depth=1") && out.contains("alphabeta:depth=2") && !out.contains("depth=3"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,6 +1,8 @@
 //! The command line's vocabulary, through the binary: typos get clap's "did you mean", an
-//! export's format follows its file name, the player specs' help lists every key, and the
-//! position commands take the config as the others do.
+//! export's format follows its file name, the player specs' help lists every key, the
+//! position commands take the config as the others do, and each thing has one spelling
+//! (`--model`, `--out` a file, `--out-dir`/`--tb` a folder, `--json-out` a JSON file, `--run`
+//! a directory or URL, one default for `--games`).
 
 use std::process::Output;
 
@@ -109,5 +111,85 @@ fn show_and_perft_take_the_config_and_its_overrides() {
     assert!(e.contains("repetition"), "{e}");
     let e = refused(&["perft", "1", "--config", "/nonexistent.toml"]);
     assert!(e.contains("/nonexistent.toml"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fresh folder under the system's temporary one.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = super::common::fresh_dir("words", name);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn one_spelling_for_models_outputs_json_files_and_match_length() {
+    // The model: positional or --model, never both.
+    let by_flag = junglezero(&["inspect", "--model", SAMPLE, "--json"]);
+    let positional = junglezero(&["inspect", SAMPLE, "--json"]);
+    assert!(by_flag.status.success(), "{}", stderr(&by_flag));
+    assert_eq!(stdout(&by_flag), stdout(&positional));
+    let e = refused(&["inspect", SAMPLE, "--model", SAMPLE]);
+    assert!(e.contains("--model"), "{e}");
+    let dir = scratch("vocabulary");
+    let avg = dir.join("avg.jzm");
+    let o = junglezero(&["average", "--model", SAMPLE, "--model", SAMPLE, "--out", avg.to_str().unwrap()]);
+    assert!(o.status.success() && avg.is_file(), "{}", stderr(&o));
+    refused(&["average", "--out", dir.join("none.jzm").to_str().unwrap()]);
+
+    // The tables' folder is --tb (the old --out still works); a JSON file is --json-out.
+    let tb = dir.join("tb");
+    let built = dir.join("built.json");
+    let o = junglezero(&["tb", "build", "--material", "E-r", "--tb", tb.to_str().unwrap(), "--json-out", built.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&built).unwrap()).is_ok());
+    let o = junglezero(&["tb", "build", "--material", "E-r", "--out", tb.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let by_flag = junglezero(&["tb", "score", "--tb", tb.to_str().unwrap(), "--model", SAMPLE]);
+    let positional = junglezero(&["tb", "score", "--tb", tb.to_str().unwrap(), SAMPLE]);
+    assert_eq!((by_flag.status.code(), stdout(&by_flag)), (positional.status.code(), stdout(&positional)), "{}", stderr(&by_flag));
+
+    // arena: --json-out writes the file (and --json FILE, the old spelling, too); --games is
+    // checked by the parser, with the same default as a tournament's.
+    for (flag, name) in [("--json-out", "new.json"), ("--json", "old.json")] {
+        let path = dir.join(name);
+        let o = junglezero(&["arena", "--a", "random", "--b", "random", "--games", "2", flag, path.to_str().unwrap()]);
+        assert!(o.status.success() && path.is_file(), "{flag}: {}", stderr(&o));
+    }
+    let e = refused(&["arena", "--a", "random", "--b", "random", "--games", "0"]);
+    assert!(e.contains("--games"), "{e}");
+    for command in ["arena", "tournament"] {
+        let help = stdout(&junglezero(&[command, "--help"]));
+        let games = help.lines().skip_while(|l| !l.trim_start().starts_with("--games")).take(5).collect::<Vec<_>>().join(" ");
+        assert!(games.contains("[default: 100]"), "{command}: {games}");
+    }
+    // tournament and selfplay write folders with --out-dir (--out still works).
+    let t = dir.join("t");
+    let o = junglezero(&["tournament", "--players", "random", "random", "--games", "2", "--out-dir", t.to_str().unwrap()]);
+    assert!(o.status.success() && t.join("results.json").is_file(), "{}", stderr(&o));
+    let o = junglezero(&["tournament", "--players", "random", "random", "--games", "2", "--out", t.to_str().unwrap()]);
+    assert!(o.status.success(), "the old spelling resumes the same folder: {}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn serve_takes_a_run_as_a_url_as_the_other_commands_do() {
+    use std::io::{BufRead, BufReader};
+    // `--run file:///...` (a URL, as every other `--run` takes one) opens the run's folder.
+    let dir = scratch("serve-url");
+    std::fs::create_dir_all(dir.join("report")).unwrap();
+    let url = format!("file://{}", dir.display());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(["serve", "--run", &url, "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first.contains("open http://127.0.0.1:"), "{first:?}");
+    let e = refused(&["serve", "--run", "/nonexistent/run/dir"]);
+    assert!(e.contains("no such run directory"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
