@@ -99,7 +99,7 @@ pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
     let cp = run.checkpoint_path();
     let game = match checkpoint::read(&cp).ok().map(|(m, _, _)| m.game) {
         None => config.game,
-        Some(name) => match crate::games::GameName::named(&name) {
+        Some(name) => match crate::registry::GameName::named(&name) {
             Some(g) => g,
             None => {
                 a.problems.push(format!("the checkpoint trains a game this build does not know ('{}')", crate::check::clip(&name)));

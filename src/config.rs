@@ -24,7 +24,7 @@ use crate::train::TrainConfig;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// The game: "jungle" (the 9 × 7 board game) or "flip" (the 4 × 4 flip game).
-    pub game: crate::games::GameName,
+    pub game: crate::registry::GameName,
     /// The rules every component plays under (Jungle).
     pub rules: Rules,
     /// The flip game's rule switches (`game = "flip"`).

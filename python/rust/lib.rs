@@ -274,7 +274,7 @@ fn _restore(name: &str, rules: &str, root: &str, moves: Vec<u16>) -> PyResult<Py
 /// The registry's games, by name.
 #[pyfunction]
 fn games() -> Vec<&'static str> {
-    junglezero::games::GameName::ALL.iter().map(|g| g.name()).collect()
+    junglezero::registry::GameName::ALL.iter().map(|g| g.name()).collect()
 }
 
 /// The positions `junglezero bench player` searches (Jungle FENs), so a benchmark through

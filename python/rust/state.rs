@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use junglezero::entries::HouseGame;
 use junglezero::game::{Shape, Turn, by_weight};
-use junglezero::games::GameName;
+use junglezero::registry::GameName;
 use junglezero::trainable::Trainable;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::adjudicate::Adjudicator;
-use super::game::MatchGame;
+use super::match_game::MatchGame;
 use super::openings::{random_openings, start_game};
 use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame, known_outcome};
 use crate::game::{Encode, Seat, Turn};

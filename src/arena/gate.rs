@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::batched::run_network_match;
 use super::bt::{self, PairResult, Rating};
-use super::game::{ArenaGame, MatchGame};
+use super::match_game::{ArenaGame, MatchGame};
 use super::play::{MatchError, MatchOutcome, MatchSettings, run_match};
 use super::spec::{PlayerError, PlayerSettings, PlayerSpec};
 use super::stats::{Tally, Verdict};
@@ -385,7 +385,7 @@ pub fn ratings(matches: &[LoggedMatch]) -> Vec<(String, Option<Rating>)> {
     if names.is_empty() {
         return Vec::new();
     }
-    let anchors = super::game::anchors();
+    let anchors = super::match_game::anchors();
     let anchor = names.iter().position(|n| anchors.contains(n)).unwrap_or(0);
     let fitted = bt::fit(names.len(), &results, anchor);
     names.into_iter().zip(fitted).collect()

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::game::MatchGame;
+use super::match_game::MatchGame;
 use super::play::{Forfeit, PlayedGame};
 use crate::game::{Outcome, Reason, Seat};
 use crate::store::{self, caps};

@@ -6,10 +6,10 @@ pub mod batched;
 pub mod bt;
 pub mod clock;
 pub mod external;
-pub mod game;
 pub mod gate;
 pub mod gate_curve;
 pub mod journal;
+pub mod match_game;
 pub mod openings;
 pub mod pgn;
 pub mod play;
@@ -221,7 +221,7 @@ pub fn summary(a: &str, b: &str, t: &Tally, sprt: Option<&Sprt>) -> String {
 }
 
 /// "Forfeits: A 2 (crash 1, timeout 1), B 0" when a game was forfeited.
-pub fn forfeit_line<G: game::MatchGame>(o: &play::MatchOutcome<G>) -> Option<String> {
+pub fn forfeit_line<G: match_game::MatchGame>(o: &play::MatchOutcome<G>) -> Option<String> {
     let side = |m: &std::collections::BTreeMap<String, u32>| {
         let n: u32 = m.values().sum();
         if n == 0 { "0".to_string() } else { format!("{n} ({})", m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")) }

@@ -1,10 +1,10 @@
 //! Opening suites: distinct random openings, each played twice with the seats swapped (in a
-//! game with chance events, under one deal shared by the pair; see [`super::game`]).
+//! game with chance events, under one deal shared by the pair; see [`super::match_game`]).
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::game::{MatchGame, resolve_chance};
+use super::match_game::{MatchGame, resolve_chance};
 use crate::game::Turn;
 
 /// An opening: nature's deal and the moves played from its root (nature's draws included);

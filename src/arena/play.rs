@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::adjudicate::{Adjudication, Adjudicator, info_score};
 use super::clock::Clock;
-use super::game::{MatchGame, resolve_chance};
+use super::match_game::{MatchGame, resolve_chance};
 use super::openings::{Opening, random_openings, start_game};
 use super::spec::{Contestant, Contestants, PlayerError};
 use super::stats::{Sprt, Tally, Verdict};

@@ -16,7 +16,7 @@ use junglezero::game::Encode;
 use junglezero::jungle::JungleGame;
 use junglezero::mcts::tactics::Tactics;
 use junglezero::mcts::{MctsConfig, MctsPlayer};
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::NetEvaluator;
 use junglezero::player::{Limits, Player};
 use junglezero::tb::Tablebase;
 

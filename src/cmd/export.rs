@@ -1,9 +1,9 @@
-//! `junglezero export`: a model file to portable weights (see `nn::export`), for any game.
+//! `junglezero export`: a model file to portable weights (see `nn::files::export`), for any game.
 
 use junglezero::entries::HouseGame;
-use junglezero::games::GameName;
 use junglezero::nn::modelfile::ModelMeta;
-use junglezero::nn::{burn_eval::NetEvaluator, device::parse_device, export, modelfile};
+use junglezero::nn::{NetEvaluator, device::parse_device, files::export, modelfile};
+use junglezero::registry::GameName;
 use junglezero::trainable::Trainable;
 
 use crate::cli::ExportArgs;
@@ -24,7 +24,7 @@ fn export_of<G: HouseGame>(args: &ExportArgs, meta: &ModelMeta) -> anyhow::Resul
         meta.rules.parse().map_err(|e| anyhow::anyhow!("{}: the model's rules '{}' do not parse: {e}", args.model.display(), meta.rules))?;
     if args.format() == crate::cli::ExportFormat::Onnx {
         let (a, b) = export::export_onnx(&eval, meta, &G::export(&rules), &args.out, args.force)?;
-        println!("exported {} ({} {}, ONNX opset {}), {}", a.display(), meta.game, meta.model.describe(), junglezero::nn::onnx::OPSET, b.display());
+        println!("exported {} ({} {}, ONNX opset {}), {}", a.display(), meta.game, meta.model.describe(), junglezero::nn::files::onnx::OPSET, b.display());
         return Ok(());
     }
     let (a, b, c) = export::export(&eval, meta, &G::export(&rules), &args.out, args.force)?;

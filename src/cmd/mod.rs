@@ -1,7 +1,7 @@
 //! Subcommand handlers: thin edges over the library.
 
-pub mod analyse;
-pub mod analysis;
+pub mod analyse_position;
+pub mod analysis_engine;
 pub mod arena;
 pub mod average;
 pub mod bench;
@@ -69,8 +69,8 @@ pub fn evaluator_from(
     config: &Config,
     shape: junglezero::game::Shape,
     seed: u64,
-) -> anyhow::Result<junglezero::nn::burn_eval::NetEvaluator> {
-    use junglezero::nn::burn_eval::NetEvaluator;
+) -> anyhow::Result<junglezero::nn::NetEvaluator> {
+    use junglezero::nn::NetEvaluator;
     Ok(match &choice.model {
         Some(path) => NetEvaluator::load(path, &config.hardware, shape)?,
         None => NetEvaluator::random_init(&config.model, shape, &config.hardware, seed)?,

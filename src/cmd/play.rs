@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, Write};
 
-use junglezero::arena::game::ArenaGame;
+use junglezero::arena::match_game::ArenaGame;
 use junglezero::arena::spec::PlayerSpec;
 use junglezero::config::Config;
 use junglezero::entries::HouseGame;

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use junglezero::arena::game::ArenaGame;
+use junglezero::arena::match_game::ArenaGame;
 use junglezero::config::Config;
 use junglezero::entries::HouseGame;
 use junglezero::game::Turn;

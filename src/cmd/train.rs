@@ -274,7 +274,7 @@ pub fn selfplay_for_run(spec: &str, games: u64, set: &[String]) -> anyhow::Resul
 
 fn selfplay_game<G: RunGame>(spec: &str, run: &RunDir, config: &Config, games: u64) -> anyhow::Result<()> {
     let (g, model) = run.best().ok_or_else(|| anyhow::anyhow!("{spec}: no model in models/"))?;
-    let evaluator = junglezero::nn::burn_eval::NetEvaluator::load(&model, &config.hardware, G::SHAPE)?;
+    let evaluator = junglezero::nn::NetEvaluator::load(&model, &config.hardware, G::SHAPE)?;
     tracing::info!("self-play for run {spec} with gen-{g:04}: {games} games");
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();

@@ -4,8 +4,8 @@
 //! `crate::flip`).
 //!
 //! Each part of the program says what it needs of a game as a trait of its own
-//! ([`MatchGame`](crate::arena::game::MatchGame) and
-//! [`ArenaGame`](crate::arena::game::ArenaGame) for matches, [`RunGame`] for the training loop,
+//! ([`MatchGame`](crate::arena::match_game::MatchGame) and
+//! [`ArenaGame`](crate::arena::match_game::ArenaGame) for matches, [`RunGame`] for the training loop,
 //! [`ProtocolGame`] for the protocol, [`ServeGame`] for the web page) and is generic over it;
 //! [`HouseGame`] gathers them with what the command line needs. The registry
 //! ([`crate::games`]) turns a game's name into its type, and nothing else names a game. To add a
@@ -76,7 +76,7 @@ pub trait HouseGame: ProtocolGame + ServeGame {
 
     /// What an export of a network of this game says about the game: sample positions and the
     /// layout of its planes and actions.
-    fn export(rules: &<Self as Trainable>::Rules) -> crate::nn::export::GameExport;
+    fn export(rules: &<Self as Trainable>::Rules) -> crate::nn::files::export::GameExport;
 
     /// A match's games as text (`arena --games-out`), where the game has a text form for
     /// games (`None`: it has not; its records are the run's shards).

@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
+use super::baseline::UniformEvaluator;
 use super::cache::NnCache;
-use super::testing::UniformEvaluator;
 use super::{EvalBuffers, MctsConfig, Search, run_batched};
 use crate::game::Encode;
 

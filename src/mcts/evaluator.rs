@@ -1,6 +1,6 @@
 //! The seam between search and the network: MCTS asks an [`Evaluator`] for priors and values in
 //! batches and never sees what computes them (the burn network in `nn/`, or the evaluators in
-//! [`super::testing`]).
+//! [`super::baseline`]).
 
 use crate::game::Encode;
 

@@ -1,5 +1,6 @@
 //! Monte-Carlo tree search with PUCT, generic over the game and the evaluator.
 
+pub mod baseline;
 pub mod bench;
 pub mod cache;
 pub mod driver;
@@ -11,7 +12,6 @@ pub mod player;
 pub mod search;
 pub mod server;
 pub mod tactics;
-pub mod testing;
 pub mod tree;
 
 use serde::{Deserialize, Serialize};

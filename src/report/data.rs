@@ -176,7 +176,7 @@ impl RunData {
 
 /// Whether the anchor of the rating scale has played.
 pub fn anchored(d: &RunData) -> bool {
-    let anchors = crate::arena::game::anchors();
+    let anchors = crate::arena::match_game::anchors();
     d.matches.iter().any(|m| anchors.iter().any(|a| m.a == *a || m.b == *a))
 }
 

@@ -82,7 +82,7 @@ impl<G: Encode, E: Evaluator<G> + ?Sized> Evaluator<G> for HeuristicBlend<'_, G,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcts::testing::UniformEvaluator;
+    use crate::mcts::baseline::UniformEvaluator;
 
     fn value_of(fen: &str, weight: f32) -> f32 {
         let rules = Rules::default();

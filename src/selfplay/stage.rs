@@ -1,7 +1,7 @@
 //! The training loop's self-play stage: games with one evaluator (the best network) into a run
 //! directory's games/, a shard every `selfplay.games_per_shard` games, and one summary event in
 //! metrics.jsonl. Generic over the evaluator, so tests run it with the evaluators of
-//! `mcts::testing`.
+//! `mcts::baseline`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

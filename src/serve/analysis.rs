@@ -15,7 +15,7 @@ use crate::game::Encode;
 use crate::jungle::{JungleGame, Move};
 use crate::mcts::oracle::Oracle;
 use crate::mcts::{Batch, Evaluator, MctsConfig, Search};
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::nn::model::MOVES_LEFT_UNIT;
 use crate::player::Limits;
 

@@ -16,9 +16,9 @@ use super::analysis::{AlphaBetaView, Budget, MAX_DEPTH, MAX_MOVETIME_MS, MAX_SIM
 use super::position::{PositionRequest, PositionView};
 use super::records::{RecordView, parse_records};
 use super::{ApiError, ServeState};
-use crate::games::GameName;
 use crate::jungle::START_FEN;
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
+use crate::registry::GameName;
 
 type AppState = State<Arc<ServeState>>;
 

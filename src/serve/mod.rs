@@ -32,7 +32,7 @@ use axum::routing::{get, post};
 pub use error::ApiError;
 
 use crate::config::Config;
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 
 /// The largest upload (`/api/records`) accepted.
 pub const MAX_UPLOAD: usize = 64 << 20;
@@ -53,7 +53,7 @@ pub struct ServeState {
     pub config: Config,
     pub network: Option<Arc<NetEvaluator>>,
     /// The game the network plays.
-    pub network_game: Option<crate::games::GameName>,
+    pub network_game: Option<crate::registry::GameName>,
     /// The model file's name as given on the command line (shown on the page).
     pub model_name: Option<String>,
     /// The run's report directory, when serving one.
@@ -66,7 +66,7 @@ pub struct ServeState {
 impl ServeState {
     /// `searches`: how many searches may run at once (each uses one core).
     pub fn new(config: Config, network: Option<Arc<NetEvaluator>>, model_name: Option<String>, report_dir: Option<PathBuf>, searches: usize) -> ServeState {
-        let network_game = network.as_ref().and_then(|n| crate::games::GameName::named(n.shape().game));
+        let network_game = network.as_ref().and_then(|n| crate::registry::GameName::named(n.shape().game));
         ServeState {
             config,
             network,

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::ApiError;
 use crate::game::{Game, Outcome, Turn};
-use crate::games::GameName;
 use crate::jungle::{JungleGame, Kind, Rules, Side, describe_outcome, parse_fen};
+use crate::registry::GameName;
 use crate::switches::Switches;
 
 /// The most moves a request may replay (a game that long ended at any sane move cap).

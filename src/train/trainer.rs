@@ -51,16 +51,39 @@ pub struct Trainer {
     pub optim: ModuleOptimizer,
     pub device: Device,
     pub model: ModelConfig,
-    pub config: TrainConfig,
+    /// The training settings, held here only (the run's config keeps its snapshot on disk).
+    config: TrainConfig,
     pub step: u64,
-    /// Multiplies the scheduled learning rate (the pipeline's time-based final phase).
-    pub lr_factor: f64,
+    /// Multiplies the scheduled learning rate (the time-based final phase of a timed run; see
+    /// [`Trainer::set_elapsed`]).
+    lr_factor: f64,
 }
 
 impl Trainer {
     /// `net` must live on `device`, an autodiff device.
     pub fn new(net: Net, optim: ModuleOptimizer, device: Device, model: &ModelConfig, config: &TrainConfig, step: u64) -> Trainer {
         Trainer { net: Some(net), optim, device, model: model.clone(), config: config.clone(), step, lr_factor: 1.0 }
+    }
+
+    /// The training settings.
+    pub fn config(&self) -> &TrainConfig {
+        &self.config
+    }
+
+    /// The learning rate of the next step: the schedule's at this step, times the final
+    /// phase's factor.
+    pub fn lr(&self) -> f64 {
+        self.config.lr_at(self.step) * self.lr_factor
+    }
+
+    /// Tells the trainer how long a timed run has run (minutes); the learning-rate factor of
+    /// its final phase (`train.lr_final_*`) when that changes it.
+    pub fn set_elapsed(&mut self, minutes: f64) -> Option<f64> {
+        let factor = self.config.lr_time_factor(minutes);
+        (factor != self.lr_factor).then(|| {
+            self.lr_factor = factor;
+            factor
+        })
     }
 
     pub fn net(&self) -> &Net {
@@ -124,7 +147,7 @@ impl Trainer {
             moves_left_loss: moves_left_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
             opponent_policy_loss: opponent_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
             short_value_loss: short_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
-            lr: self.config.lr_at(self.step) * self.lr_factor,
+            lr: self.lr(),
         };
         let mut loss = policy_loss + value_loss * self.config.value_loss_weight;
         if let Some(l) = moves_left_loss {

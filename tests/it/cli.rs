@@ -220,7 +220,7 @@ fn analyse_shows_the_network_and_the_search_on_one_position() {
 
 #[test]
 fn an_export_imports_back_into_the_same_network() {
-    use junglezero::nn::{average::flat_values, device::parse_device, modelfile};
+    use junglezero::nn::{device::parse_device, model::average::flat_values, modelfile};
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/sample-cpu-1h/gen-0072.jzm");
     let dir = std::env::temp_dir().join(format!("jz-import-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -238,7 +238,7 @@ fn an_export_imports_back_into_the_same_network() {
     // The batch-norm statistics too: the outputs are the same to the bit.
     let size = ma.input_planes * 63;
     let x: Vec<f32> = (0..2 * size).map(|i| ((i * 7) % 5) as f32 * 0.25).collect();
-    let eval = |net, meta: &modelfile::ModelMeta| junglezero::nn::burn_eval::NetEvaluator::new(net, device.clone(), "x", &meta.model).forward(&x, 2);
+    let eval = |net, meta: &modelfile::ModelMeta| junglezero::nn::NetEvaluator::new(net, device.clone(), "x", &meta.model).forward(&x, 2);
     let (oa, ob) = (eval(a.clone(), &ma), eval(b.clone(), &mb));
     assert!(oa.policy == ob.policy && oa.wdl == ob.wdl, "the outputs changed on the way");
     assert_eq!(

@@ -242,8 +242,8 @@ fn solve(g: &FlipGame) -> f32 {
 fn mcts_through_chance_nodes_converges_to_the_exact_value() {
     use junglezero::flip::FlipGame;
     use junglezero::game::Game;
+    use junglezero::mcts::baseline::UniformEvaluator;
     use junglezero::mcts::cache::NnCache;
-    use junglezero::mcts::testing::UniformEvaluator;
     use junglezero::mcts::{EvalBuffers, MctsConfig, Search, run_plain};
     // A quiet move draws at once (no_progress_plies = 1), so the trees are small and every
     // line ends in a few flips and captures. In the first, Red's Lion is boxed in by two

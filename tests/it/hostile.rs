@@ -162,7 +162,7 @@ fn a_network_with_nan_weights_does_not_load() {
     let model = ModelConfig { blocks: 1, channels: 8, policy_channels: 4, value_channels: 2, value_hidden: 16, ..ModelConfig::default() };
     let device = junglezero::nn::device::parse_device("flex").unwrap();
     let net = model.init(shape, &device);
-    let poisoned = junglezero::nn::average::blend(&net, &net, f64::NAN).unwrap();
+    let poisoned = junglezero::nn::model::average::blend(&net, &net, f64::NAN).unwrap();
     let path = dir.join("nan.jzm");
     let meta = modelfile::fresh_meta(&model, shape, &junglezero::jungle::Rules::default().to_string(), "nan");
     std::fs::write(&path, modelfile::encode(&poisoned, &meta).unwrap()).unwrap();

@@ -186,7 +186,7 @@ fn a_network_with_one_huge_weight_is_refused_at_import_and_at_load() {
 #[test]
 fn a_search_on_a_network_that_answers_nan_reports_it_and_never_panics() {
     use junglezero::jungle::JungleGame;
-    use junglezero::mcts::testing::UniformEvaluator;
+    use junglezero::mcts::baseline::UniformEvaluator;
     use junglezero::mcts::{MctsConfig, MctsPlayer};
     use junglezero::player::{Failure, Limits, Player};
     for value in [f32::NAN, f32::INFINITY] {

@@ -145,7 +145,7 @@ fn no_import_cycle_spans_two_modules() {
 }
 
 /// The registry is the only place that turns a game's name into its type: no file outside
-/// `src/games.rs` and the games' entries (`src/entries/`) matches on a game's name, and no part
+/// `src/registry.rs` and the games' entries (`src/entries/`) matches on a game's name, and no part
 /// of the program but the command line imports the entries (the parts reach a game through
 /// their own traits, which the entries implement).
 #[test]
@@ -154,12 +154,12 @@ fn games_are_named_only_in_the_registry_and_their_entries() {
     rust_files(&src(), &mut files);
     for f in files {
         let rel = f.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
-        if rel == "games.rs" || rel.starts_with("entries/") {
+        if rel == "registry.rs" || rel.starts_with("entries/") {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();
         for variant in ["GameName::Jungle", "GameName::Flip"] {
-            assert!(!text.contains(variant), "{rel} names {variant}; dispatch through with_game! (src/games.rs) instead");
+            assert!(!text.contains(variant), "{rel} names {variant}; dispatch through with_game! (src/registry.rs) instead");
         }
         if !rel.starts_with("cmd/") && rel != "main.rs" && rel != "cli.rs" {
             assert!(!crate_refs(&text).contains("entries"), "{rel} imports crate::entries; only the command line may");

@@ -25,6 +25,7 @@ mod nn;
 mod perft;
 mod properties;
 mod protocol;
+mod protocol_go;
 mod readme;
 mod report_axes;
 mod rules;

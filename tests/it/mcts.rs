@@ -3,8 +3,8 @@
 use junglezero::game::{Encode, Game, Reason};
 use junglezero::jungle::encode::{INPUT_SIZE, action_index, encode, mirror_action, mirror_planes};
 use junglezero::jungle::{JungleGame, Rules, parse_fen};
+use junglezero::mcts::baseline::{RolloutEvaluator, UniformEvaluator};
 use junglezero::mcts::cache::NnCache;
-use junglezero::mcts::testing::{RolloutEvaluator, UniformEvaluator};
 use junglezero::mcts::{EvalBuffers, Evaluator, MctsConfig, Outputs, Search, run_batched, run_plain};
 use junglezero::selfplay::record::{decode_shard, encode_shard};
 use junglezero::selfplay::{Counters, RunOptions, SelfplayConfig, play_plain, run};

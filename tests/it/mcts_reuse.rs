@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use junglezero::game::Game;
 use junglezero::jungle::{JungleGame, Rules, parse_fen};
+use junglezero::mcts::baseline::UniformEvaluator;
 use junglezero::mcts::cache::NnCache;
-use junglezero::mcts::testing::UniformEvaluator;
 use junglezero::mcts::{EvalBuffers, MctsConfig, MctsPlayer, Search, run_plain};
 use junglezero::player::{Limits, Player};
 

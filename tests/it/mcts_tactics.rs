@@ -8,10 +8,10 @@ use junglezero::alphabeta::{Eval, EvalWeights, SearchConfig};
 use junglezero::entries::jungle::tactics::AlphaBetaTactics;
 use junglezero::game::Game;
 use junglezero::jungle::{JungleGame, Rules, parse_fen};
+use junglezero::mcts::baseline::UniformEvaluator;
 use junglezero::mcts::cache::NnCache;
 use junglezero::mcts::player::unclear;
 use junglezero::mcts::tactics::Tactics;
-use junglezero::mcts::testing::UniformEvaluator;
 use junglezero::mcts::{EvalBuffers, MctsConfig, MctsPlayer, Search, run_plain};
 use junglezero::player::{Limits, Player};
 

@@ -6,7 +6,7 @@ use junglezero::game::{Encode, Game, Shape, Turn};
 use junglezero::jungle::encode::{ACTIONS, INPUT_SIZE, SHAPE, encode};
 use junglezero::jungle::{JungleGame, Rules};
 use junglezero::mcts::{Evaluator, Outputs};
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::NetEvaluator;
 use junglezero::nn::device::{compiled_backends, parse_device};
 use junglezero::nn::model::ModelConfig;
 use junglezero::nn::modelfile::{self, ModelFileError, fresh_meta};
@@ -185,8 +185,8 @@ fn the_fused_cpu_path_computes_what_burn_computes() {
     // The NVIDIA path's plan (folded, reordered, padded weights): its CPU reference computes
     // what burn computes, in f32 exactly enough, in the GPU's half-precision storage within
     // what half precision allows.
-    use junglezero::nn::gpu_plan::{GpuPlan, Precision};
-    let plan = GpuPlan::from_fused(&junglezero::nn::fused::FusedNet::from_net(burn.net()));
+    use junglezero::nn::infer::gpu::plan::{GpuPlan, Precision};
+    let plan = GpuPlan::from_fused(&junglezero::nn::infer::cpu::FusedNet::from_net(burn.net()));
     assert_eq!((plan.planes, plan.planes_padded), (32, 32));
     for (precision, tolerance) in [(Precision::F32, 1e-4f32), (Precision::Half, 0.05)] {
         let (a, b) = (burn.forward(&x, 16), plan.reference(&x, 16, precision));
@@ -246,9 +246,9 @@ fn one_network_code_serves_the_flip_game_and_its_model_files_name_the_game() {
     assert!(worst < 1e-4, "the fused path on 4x4 differs by {worst}");
     // The GPU plan on 4x4: the flip game's input planes are padded to the channel alignment,
     // and the padding changes nothing.
-    let plan = junglezero::nn::gpu_plan::GpuPlan::from_fused(&junglezero::nn::fused::FusedNet::from_net(&net));
+    let plan = junglezero::nn::infer::gpu::plan::GpuPlan::from_fused(&junglezero::nn::infer::cpu::FusedNet::from_net(&net));
     assert!(plan.planes_padded >= plan.planes && plan.planes_padded.is_multiple_of(8), "{} -> {}", plan.planes, plan.planes_padded);
-    let r = plan.reference(&x, 6, junglezero::nn::gpu_plan::Precision::F32);
+    let r = plan.reference(&x, 6, junglezero::nn::infer::gpu::plan::Precision::F32);
     let worst = a.policy.iter().zip(&r.policy).chain(a.wdl.iter().zip(&r.wdl)).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     assert!(worst < 1e-4, "the GPU plan on 4x4 differs by {worst}");
     let refs: Vec<&FlipGame> = games.iter().collect();
@@ -281,7 +281,7 @@ fn one_network_code_serves_the_flip_game_and_its_model_files_name_the_game() {
 
 #[test]
 fn the_average_command_blends_model_files_and_refuses_mismatched_ones() {
-    use junglezero::nn::average::flat_values;
+    use junglezero::nn::model::average::flat_values;
     let dir = std::env::temp_dir().join(format!("jz-average-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let device = parse_device("flex").unwrap();
@@ -331,8 +331,8 @@ fn the_average_command_blends_model_files_and_refuses_mismatched_ones() {
 
 #[test]
 fn every_cpu_kernel_set_and_convolution_computes_what_burn_computes() {
-    use junglezero::nn::cpu_kernels::{CpuKernels, KernelSet};
-    use junglezero::nn::fused::{CpuConv, FusedOptions};
+    use junglezero::nn::infer::cpu::kernels::{CpuKernels, KernelSet};
+    use junglezero::nn::infer::cpu::{CpuConv, FusedOptions};
     // 12 channels and 5 policy channels: whole vectors for no instruction set, so the padded
     // tails run; 9 positions end in the middle of a group of Winograd tiles.
     let model = ModelConfig {
@@ -381,14 +381,14 @@ fn every_cpu_kernel_set_and_convolution_computes_what_burn_computes() {
 fn half_precision_on_the_gpu_sized_network_stays_within_bench_agrees_tolerance() {
     // configs/gpu.toml's 10 x 128 network in the NVIDIA path's arithmetic (f16 weights and
     // stored activations, f32 sums), on the CPU, against burn's f32 forward pass.
-    use junglezero::nn::agree::{Agreement, HALF_PRECISION};
-    use junglezero::nn::gpu_plan::{GpuPlan, Precision};
+    use junglezero::nn::infer::gpu::plan::{GpuPlan, Precision};
+    use junglezero::nn::measure::agree::{Agreement, HALF_PRECISION};
     use junglezero::trainable::Trainable;
     const N: usize = 24;
     let device = parse_device("flex").unwrap();
     let model = ModelConfig::gpu_sized();
     let burn = NetEvaluator::new(model.init_seeded(SHAPE, &device, 7), device, "gpu-sized", &model);
-    let plan = GpuPlan::from_fused(&junglezero::nn::fused::FusedNet::from_net(burn.net()));
+    let plan = GpuPlan::from_fused(&junglezero::nn::infer::cpu::FusedNet::from_net(burn.net()));
     let (games, x) = batch(N);
     let (a, b) = (burn.forward(&x, N), plan.reference(&x, N, Precision::Half));
     let mut agreement = Agreement::default();

@@ -14,7 +14,7 @@ use junglezero::config::Config;
 use junglezero::game::{Game, Reason, Seat};
 use junglezero::jungle::encode::SHAPE;
 use junglezero::jungle::{JungleGame, START_FEN, parse_move};
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::NetEvaluator;
 use junglezero::nn::device::parse_device;
 use junglezero::nn::model::ModelConfig;
 use junglezero::selfplay::record::{GameRecord, MoveRecord, encode_shard};

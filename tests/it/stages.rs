@@ -1,5 +1,5 @@
 //! The training loop's self-play and gate stages run with the network-free evaluators of
-//! `mcts::testing` (they are generic over the evaluator), on a run directory in a temporary
+//! `mcts::baseline` (they are generic over the evaluator), on a run directory in a temporary
 //! folder.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use junglezero::arena::gate::gate_candidates;
 use junglezero::config::Config;
 use junglezero::jungle::JungleGame;
-use junglezero::mcts::testing::{RolloutEvaluator, UniformEvaluator};
+use junglezero::mcts::baseline::{RolloutEvaluator, UniformEvaluator};
 use junglezero::nn::modelfile::ModelFileError;
 use junglezero::selfplay::record::read_shard;
 use junglezero::selfplay::stage::{StageGames, play_into_run};

@@ -318,7 +318,7 @@ fn engines_play_and_value_tablebase_positions_exactly() {
     assert!(fastest(r.best.unwrap()), "alpha-beta played {:?}", r.best);
     assert_eq!(r.score.to_string(), format!("mate {}", d.div_ceil(2)));
 
-    let net = Arc::new(junglezero::mcts::testing::UniformEvaluator::default());
+    let net = Arc::new(junglezero::mcts::baseline::UniformEvaluator::default());
     let oracle: Arc<dyn Oracle<JungleGame>> = tb.clone();
     let mut player = junglezero::mcts::MctsPlayer::new(net.clone(), &junglezero::mcts::MctsConfig::default(), 50).with_oracle(Some(oracle.clone()));
     let mut lines = Vec::new();
@@ -418,7 +418,7 @@ fn self_play_and_matches_end_at_the_tables() {
     let mcts = junglezero::mcts::MctsConfig::default();
     let oracle: Arc<dyn Oracle<JungleGame>> = tb.clone();
     let opts = RunOptions { root: root.clone(), oracle: Some(oracle), ..RunOptions::from_start(6, 3, "t", &rules) };
-    let games = play_plain(&junglezero::mcts::testing::UniformEvaluator::default(), &mcts, &config, &opts);
+    let games = play_plain(&junglezero::mcts::baseline::UniformEvaluator::default(), &mcts, &config, &opts);
     let mut by_tables = 0;
     for g in &games {
         // Replay to the end: the last position is the tables' and its result is the game's.
@@ -441,7 +441,7 @@ fn self_play_and_matches_end_at_the_tables() {
     }
     assert!(by_tables >= 5, "{by_tables} of {} games ended by the tables", games.len());
     let plain =
-        play_plain(&junglezero::mcts::testing::UniformEvaluator::default(), &mcts, &config, &RunOptions { root, ..RunOptions::from_start(2, 3, "t", &rules) });
+        play_plain(&junglezero::mcts::baseline::UniformEvaluator::default(), &mcts, &config, &RunOptions { root, ..RunOptions::from_start(2, 3, "t", &rules) });
     assert!(plain.iter().all(|g| g.reason != Reason::Tablebase), "no tables, no tablebase endings");
 
     let dir = std::env::temp_dir().join(format!("jz-tb-arena-{}", std::process::id()));

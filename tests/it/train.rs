@@ -362,10 +362,10 @@ fn averaged_candidates_blend_the_trained_weights_with_the_previous_generation() 
     assert_eq!(meta.iteration, 3);
     let flat = |g: u64| {
         let (net, _) = junglezero::nn::modelfile::load(&run.model_path(g), &infer, shape).unwrap();
-        junglezero::nn::average::flat_values(&net)
+        junglezero::nn::model::average::flat_values(&net)
     };
     let (g2, g3) = (flat(2), flat(3));
-    let trained = junglezero::nn::average::flat_values(&trainer.inference_net());
+    let trained = junglezero::nn::model::average::flat_values(&trainer.inference_net());
     assert_eq!((g2.len(), g3.len()), (trained.len(), trained.len()));
     assert!(g3.iter().zip(&trained).any(|(a, b)| (a - b).abs() > 1e-4), "generation 3 is the trained weights unaveraged");
     for ((&p, &t), &got) in g2.iter().zip(&trained).zip(&g3) {
@@ -560,7 +560,7 @@ fn the_flip_game_s_smoke_loop_runs_end_to_end_and_resumes() {
     let mut net = m.model.init(FlipGame::SHAPE, &device);
     let res = net.load_from(&mut SafetensorsStore::from_file(&out).with_from_adapter(PyTorchToBurnAdapter)).unwrap();
     assert!(res.errors.is_empty() && res.missing.is_empty(), "{res:?}");
-    let p = junglezero::nn::burn_eval::NetEvaluator::new(net, device, "x", &m.model).forward(inputs.as_slice().unwrap(), 32).policy;
+    let p = junglezero::nn::NetEvaluator::new(net, device, "x", &m.model).forward(inputs.as_slice().unwrap(), 32).policy;
     let worst = p.iter().zip(logits.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     assert!(worst < 1e-4, "{worst}");
 
@@ -601,7 +601,7 @@ fn a_flip_config_that_lets_games_run_for_ever_is_refused() {
 #[test]
 fn every_registered_game_runs_its_smoke_loop() {
     use junglezero::entries::HouseGame;
-    use junglezero::games::GameName;
+    use junglezero::registry::GameName;
     for &game in GameName::ALL {
         let config = Path::new(env!("CARGO_MANIFEST_DIR")).join(junglezero::with_game!(game, G => <G as HouseGame>::SMOKE_CONFIG));
         let dir = tmp(&format!("registry-{game}"));

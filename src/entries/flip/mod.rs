@@ -13,16 +13,16 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use super::HouseGame;
-use crate::arena::game::{ArenaGame, MatchGame};
+use crate::arena::match_game::{ArenaGame, MatchGame};
 use crate::arena::play::PlayedGame;
 use crate::arena::spec::{Contestants, PlayerError, PlayerSettings, PlayerSpec};
 use crate::config::Config;
 use crate::flip::{FlipGame, FlipMove, FlipMoveError, FlipRules, Piece, Setup, Square, play_text};
 use crate::game::{Game, Outcome, Seat};
-use crate::games::{GameName, GameRulesError};
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::pipeline::RunGame;
 use crate::protocol::variant::{ProtocolGame, check_option, spin_option};
+use crate::registry::{GameName, GameRulesError};
 use crate::selfplay::bootstrap::FlipHeuristic;
 use crate::selfplay::stage::StageSettings;
 use crate::serve::analysis::{self, AlphaBetaView, Budget, MctsView, NetworkView};
@@ -232,8 +232,8 @@ impl HouseGame for FlipGame {
         crate::flip::perft::divide(self, depth)
     }
 
-    fn export(rules: &FlipRules) -> crate::nn::export::GameExport {
-        crate::nn::export::flip_export(rules)
+    fn export(rules: &FlipRules) -> crate::nn::files::export::GameExport {
+        crate::nn::files::export::flip_export(rules)
     }
 
     fn games_text(_: &[PlayedGame<FlipGame>], _: &str, _: &str, _: &FlipRules) -> Option<String> {
@@ -244,7 +244,7 @@ impl HouseGame for FlipGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::game::resolve_chance;
+    use crate::arena::match_game::resolve_chance;
     use crate::game::Turn;
     use rand::SeedableRng;
 

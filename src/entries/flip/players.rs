@@ -9,7 +9,7 @@ use crate::arena::spec::{Contestant, Contestants, PlayerError, PlayerSpec, any_g
 use crate::flip::FlipGame;
 use crate::game::Encode;
 use crate::mcts::MctsConfig;
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::nn::device::HardwareConfig;
 use crate::player::{Limits, Player};
 

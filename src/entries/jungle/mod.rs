@@ -13,17 +13,17 @@ use std::sync::Arc;
 use rand_chacha::ChaCha8Rng;
 
 use super::HouseGame;
-use crate::arena::game::{ArenaGame, MatchGame};
+use crate::arena::match_game::{ArenaGame, MatchGame};
 use crate::arena::pgn::{game_pgn, today};
 use crate::arena::play::PlayedGame;
 use crate::arena::spec::{Contestants, PlayerError, PlayerSettings, PlayerSpec};
 use crate::config::Config;
 use crate::game::{Outcome, Seat};
-use crate::games::{GameName, GameRulesError};
 use crate::jungle::{JungleGame, PlayError, Repetition, Rules, describe_outcome, diagram, diagram_turned, legend, perft};
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::pipeline::{Pipeline, PipelineError, ProgressFn, RunGame};
 use crate::protocol::variant::{ProtocolGame, check_option, spin_option};
+use crate::registry::{GameName, GameRulesError};
 use crate::selfplay::bootstrap::JungleHeuristic;
 use crate::selfplay::stage::StageSettings;
 use crate::selfplay::teacher::Finisher;
@@ -195,8 +195,8 @@ impl HouseGame for JungleGame {
         rows
     }
 
-    fn export(rules: &Rules) -> crate::nn::export::GameExport {
-        crate::nn::export::jungle_export(rules)
+    fn export(rules: &Rules) -> crate::nn::files::export::GameExport {
+        crate::nn::files::export::jungle_export(rules)
     }
 
     fn games_text(games: &[PlayedGame<JungleGame>], a: &str, b: &str, rules: &Rules) -> Option<String> {

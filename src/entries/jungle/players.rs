@@ -14,7 +14,7 @@ use crate::jungle::{JungleGame, Rules};
 use crate::mcts::MctsConfig;
 use crate::mcts::oracle::Oracle;
 use crate::mcts::tactics::Tactics;
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::player::{Limits, Player};
 use crate::tb::Tablebase;
 

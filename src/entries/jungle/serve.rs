@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::game::Game;
-use crate::games::GameName;
 use crate::jungle::JungleGame;
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 use crate::pipeline::RunGame;
+use crate::registry::GameName;
 use crate::serve::analysis::{self, AlphaBetaView, Budget, MctsView, NetworkView};
 use crate::serve::handlers::{Board, ServeGame};
 use crate::serve::position::{PositionRequest, PositionView};

@@ -4,9 +4,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::burn_eval::NetEvaluator;
 use crate::game::{Encode, Game};
 use crate::jungle::JungleGame;
+use crate::nn::NetEvaluator;
 
 /// `batch` encoded positions from one game played along fixed move choices (new games as
 /// games end): inputs as the network sees them in play.

@@ -49,7 +49,7 @@ mod tests {
     fn a_panic_inside_becomes_one_line_with_its_place_and_a_value_passes_through() {
         assert_eq!(catch(|| 7), Ok(7));
         let e = catch(|| -> u32 { panic!("Missing symbol {}:\n  undefined", "cudnnGetLastErrorString") }).unwrap_err();
-        assert!(e.starts_with("Missing symbol cudnnGetLastErrorString: undefined (at src/nn/catch_panic.rs:"), "{e}");
+        assert!(e.starts_with("Missing symbol cudnnGetLastErrorString: undefined (at src/nn/infer/gpu/catch_panic.rs:"), "{e}");
         assert!(!e.contains('\n'), "{e}");
         // Nested: the inner panic is the inner call's error, and the outer call still catches
         // its own afterwards.

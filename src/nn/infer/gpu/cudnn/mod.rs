@@ -11,7 +11,7 @@
 //! - each 1 × 1 convolution and dense layer is one cuBLASLt product with a bias (and ReLU)
 //!   epilogue;
 //! - inputs go up and outputs come back through pinned host buffers, a batch's own rows only
-//!   (`nn::gpu_sizes::Transfer`); the buffers the host reads are not write-combined (reads
+//!   (`nn::infer::gpu::sizes::Transfer`); the buffers the host reads are not write-combined (reads
 //!   from write-combined memory are uncached); each of [`STREAMS`] streams has its own
 //!   buffers, so that two callers (two inference threads) keep two batches in flight;
 //! - `cudarc`'s per-buffer event tracking is off: every buffer is used on one stream only and
@@ -39,9 +39,9 @@ pub use check::{CudnnError, check};
 use check::{blas, driver, guarded};
 use tune::{Activations, Algo, Buffers, Layers};
 
-use super::fused::HostOutputs;
-use super::gpu_plan::{Conv3, Gemm, GpuPlan, softmax_rows};
-use super::gpu_sizes::{Transfer, capacity};
+use super::plan::{Conv3, Gemm, GpuPlan, softmax_rows};
+use super::sizes::{Transfer, capacity};
+use crate::nn::infer::cpu::HostOutputs;
 
 /// Streams, each with its own buffers: batches that can be in flight at once.
 pub const STREAMS: usize = 2;
@@ -126,7 +126,7 @@ impl CudnnNet {
             // ends by synchronising that stream.
             unsafe { ctx.disable_event_tracking() };
             let s = ctx.default_stream();
-            let head = |h: &super::gpu_plan::DenseHead| -> Result<[DevGemm; 3], CudnnError> {
+            let head = |h: &super::plan::DenseHead| -> Result<[DevGemm; 3], CudnnError> {
                 Ok([upload_gemm(&s, &h.conv)?, upload_gemm(&s, &h.fc1)?, upload_gemm(&s, &h.fc2)?])
             };
             let net = CudnnNet {
@@ -157,7 +157,7 @@ impl CudnnNet {
     }
 
     /// Convolution algorithm tunings run so far: one per stream and batch bucket (a power of
-    /// two, `nn::gpu_sizes::bucket`), however many batch sizes ran.
+    /// two, `nn::infer::gpu::sizes::bucket`), however many batch sizes ran.
     pub fn tunings(&self) -> usize {
         self.tunings.load(Ordering::Relaxed)
     }

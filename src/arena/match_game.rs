@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::spec::{Contestants, PlayerError, PlayerSettings, PlayerSpec};
 use crate::game::{Game, Seat, Turn};
-use crate::nn::burn_eval::NetEvaluator;
+use crate::nn::NetEvaluator;
 
 pub trait MatchGame: Game {
     /// The game's name ("jungle", "flip").
@@ -68,7 +68,7 @@ pub trait ArenaGame: MatchGame {
 
 /// The anchors of the rating scale: every game's classical engine at depth 1.
 pub fn anchors() -> Vec<String> {
-    crate::games::GameName::ALL.iter().map(|g| crate::with_game!(*g, G => G::engine_at(1).to_string())).collect()
+    crate::registry::GameName::ALL.iter().map(|g| crate::with_game!(*g, G => G::engine_at(1).to_string())).collect()
 }
 
 /// Plays nature's moves under `deal` until a player is to move (or the game is over);

@@ -1,4 +1,4 @@
-//! Batch arithmetic of the NVIDIA inference path (`nn::cudnn`), apart from it so that `cargo
+//! Batch arithmetic of the NVIDIA inference path (`nn::infer::gpu::cudnn`), apart from it so that `cargo
 //! test` checks it without a GPU: the batch bucket a batch runs at, the capacity of a stream's
 //! buffers, and how many values a batch moves between host and device.
 

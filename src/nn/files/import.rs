@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
 use serde_json::Value;
 
-use super::model::{ModelConfig, Net};
 use super::modelfile::ModelMeta;
+use crate::nn::model::{ModelConfig, Net};
 use crate::store;
 use burn::prelude::Device;
 
@@ -45,7 +45,7 @@ pub fn import(weights: &Path, device: &Device) -> Result<(Net, ModelMeta), Impor
         return Err(describe(format!("not a junglezero export of format version {}", super::export::EXPORT_FORMAT_VERSION)));
     }
     let game = d["game"].as_str().unwrap_or("");
-    let shape = crate::games::shape_named(game).ok_or_else(|| describe(format!("unknown game '{}'", crate::check::clip(game))))?;
+    let shape = crate::registry::shape_named(game).ok_or_else(|| describe(format!("unknown game '{}'", crate::check::clip(game))))?;
     let m = &d["model"];
     let size = |key: &str, max: u64| match m[key].as_u64() {
         Some(v) if (1..=max).contains(&v) => Ok(v as usize),
@@ -64,11 +64,11 @@ pub fn import(weights: &Path, device: &Device) -> Result<(Net, ModelMeta), Impor
     };
     let text_of = |v: &Value| v.as_str().unwrap_or("").to_string();
     let rules = text_of(&d["trained_rules"]);
-    crate::games::check_rules(game, &rules).map_err(|e| describe(format!("trained_rules: {e}")))?;
+    crate::registry::check_rules(game, &rules).map_err(|e| describe(format!("trained_rules: {e}")))?;
     // The rules of the samples: not kept in the model file, but an export names them, so
     // rules this build cannot read mean a description that is not one of its exports.
     let sample_rules = d["rules"].as_str().ok_or_else(|| describe("rules must be the rule switches of the samples, as text".into()))?;
-    crate::games::check_rules(game, sample_rules).map_err(|e| describe(format!("rules: {e}")))?;
+    crate::registry::check_rules(game, sample_rules).map_err(|e| describe(format!("rules: {e}")))?;
 
     let wp = weights.display().to_string();
     let bytes = store::read_capped(weights, store::caps::MODEL, "weights file").map_err(|e| ImportError::Read { path: wp.clone(), message: e.to_string() })?;

@@ -7,7 +7,7 @@
 
 use cudarc::driver::CudaContext;
 
-use crate::nn::catch_panic;
+use crate::nn::infer::gpu::catch_panic;
 
 /// Why the NVIDIA path cannot run, or what failed in it.
 #[derive(Debug, thiserror::Error)]

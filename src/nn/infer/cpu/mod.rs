@@ -1,7 +1,7 @@
 //! A fused CPU inference path for the network, used instead of burn's kernels when the device is
 //! the CPU: batch norm is folded into the convolutions, activations stay in one channels-last
 //! buffer, 3×3 convolutions run as Winograd transforms and small matrix products on the widest
-//! instruction set the CPU has (`nn::winograd`, `nn::cpu_kernels`; im2col + one matrix product
+//! instruction set the CPU has (`winograd`, `kernels`; im2col + one matrix product
 //! on request), and bias, residual and ReLU are applied in the same pass over the output. Scratch
 //! buffers are kept per thread, so a batch allocates only its output vectors.
 //!
@@ -19,10 +19,13 @@ use ndarray::{ArrayView2, ArrayViewMut2};
 
 use serde::{Deserialize, Serialize};
 
-use super::cpu_kernels::{CpuKernels, KernelSet, Mat, MatMut, product};
-use super::model::Net;
-use super::winograd::{Pass, Then, WinogradConv, WinogradScratch, WinogradTile};
+pub mod kernels;
+pub mod winograd;
+
 use crate::game::Shape;
+use crate::nn::model::Net;
+use kernels::{CpuKernels, KernelSet, Mat, MatMut, product};
+use winograd::{Pass, Then, WinogradConv, WinogradScratch, WinogradTile};
 
 /// `hardware.cpu_conv`: how the fused CPU path computes its 3 × 3 convolutions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,7 +75,7 @@ impl FusedOptions {
     }
 }
 
-pub(super) fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+pub(in crate::nn) fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.into_data().try_into_vec::<f32>().expect("network parameters are f32")
 }
 

@@ -28,7 +28,7 @@ use junglezero::entries::waiting::Waiting;
 use junglezero::game::Turn;
 use junglezero::mcts::server::{ServerConfig, ServerStats, with_server};
 use junglezero::mcts::{Evaluator, MctsConfig};
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::NetEvaluator;
 use junglezero::serve::analysis::{MctsBudget, MctsView, NetworkView, network_view, run_mcts};
 use junglezero::store::{caps, lines::CappedLines};
 use serde_json::{Value, json};

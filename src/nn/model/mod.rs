@@ -36,6 +36,8 @@ use burn::prelude::*;
 use burn::tensor::activation::relu;
 use serde::{Deserialize, Serialize};
 
+pub mod average;
+
 use crate::check::{ConfigError, check_range};
 use crate::game::Shape;
 

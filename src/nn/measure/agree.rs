@@ -1,7 +1,7 @@
 //! How closely an inference path agrees with burn's f32 forward pass (`junglezero bench
 //! agree`), and how close half precision is allowed to be.
 
-use super::fused::HostOutputs;
+use crate::nn::infer::cpu::HostOutputs;
 
 /// What a correct half-precision path (the NVIDIA path: f16 weights and activations, f32
 /// sums) stays within against f32, with margin. Half precision's error grows with the size of

@@ -1,4 +1,4 @@
-//! The network as an ONNX model (opset 13): the same layers as [`super::model::Net::forward`]
+//! The network as an ONNX model (opset 13): the same layers as [`crate::nn::model::Net::forward`]
 //! (convolutions, batch norm with its running statistics, ReLU, residual adds, the heads'
 //! linear layers) with the weights as initializers, so ONNX Runtime, TensorRT or any other
 //! ONNX tool runs it unchanged. Input `input` `[batch, planes, rows, cols]`; outputs
@@ -11,8 +11,8 @@
 use burn::nn::conv::Conv2d;
 use burn::nn::{BatchNorm, Linear};
 
-use super::fused::host;
-use super::model::Net;
+use crate::nn::infer::cpu::host;
+use crate::nn::model::Net;
 
 /// The opset the graph is written for (every operator used exists unchanged since).
 pub const OPSET: i64 = 13;

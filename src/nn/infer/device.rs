@@ -17,9 +17,9 @@ pub struct HardwareConfig {
     pub fused_cpu: bool,
     /// The fused path's instruction set: auto (the widest this CPU runs), avx512, avx2 or
     /// portable. A set the CPU lacks is refused.
-    pub cpu_kernels: super::cpu_kernels::CpuKernels,
+    pub cpu_kernels: super::cpu::kernels::CpuKernels,
     /// The fused path's 3 × 3 convolutions: winograd4, winograd2 or im2col.
-    pub cpu_conv: super::fused::CpuConv,
+    pub cpu_conv: super::cpu::CpuConv,
 }
 
 impl Default for HardwareConfig {
@@ -37,8 +37,8 @@ impl HardwareConfig {
     }
 
     /// The fused CPU path's options, or why this CPU cannot run them.
-    pub fn fused_options(&self) -> Result<super::fused::FusedOptions, crate::check::ConfigError> {
-        super::fused::FusedOptions::new(self.cpu_kernels, self.cpu_conv)
+    pub fn fused_options(&self) -> Result<super::cpu::FusedOptions, crate::check::ConfigError> {
+        super::cpu::FusedOptions::new(self.cpu_kernels, self.cpu_conv)
             .map_err(|message| crate::check::ConfigError::Invalid { key: "hardware.cpu_kernels".into(), message })
     }
 
@@ -148,7 +148,7 @@ pub fn parse_device(name: &str) -> Result<Device, DeviceError> {
             #[cfg(not(feature = "cuda"))]
             return Err(missing("cuda"));
         }
-        // Inference through cuDNN (nn::cudnn); training (this device) on the first GPU backend
+        // Inference through cuDNN (nn::infer::gpu::cudnn); training (this device) on the first GPU backend
         // built in, or the CPU.
         "cudnn" => {
             #[cfg(not(feature = "cudnn"))]
@@ -182,7 +182,7 @@ pub fn check_device(name: &str) -> Result<Option<String>, DeviceError> {
     }
     #[cfg(feature = "cudnn")]
     if let Some(ordinal) = cudnn_ordinal(name) {
-        return super::cudnn::check(ordinal).map(Some).map_err(|e| DeviceError::Unavailable { name: name.into(), reason: e.to_string() });
+        return super::gpu::cudnn::check(ordinal).map(Some).map_err(|e| DeviceError::Unavailable { name: name.into(), reason: e.to_string() });
     }
     let mut checked = CHECKED.lock().unwrap_or_else(|p| p.into_inner());
     let checked = checked.get_or_insert_with(HashMap::new);

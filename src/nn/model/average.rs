@@ -5,7 +5,7 @@
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::prelude::*;
 
-use super::model::Net;
+use super::Net;
 
 /// The two networks do not have the same tensors.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

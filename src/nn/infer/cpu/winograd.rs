@@ -18,7 +18,7 @@ use std::mem::MaybeUninit;
 
 use pulp::{Simd, WithSimd};
 
-use super::cpu_kernels::{KernelSet, Mat, MatMut, load, matmul, store};
+use super::kernels::{KernelSet, Mat, MatMut, load, matmul, store};
 use crate::game::Shape;
 
 /// The output tile of the transform.

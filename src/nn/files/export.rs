@@ -11,11 +11,11 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
-use super::burn_eval::NetEvaluator;
 use super::modelfile::ModelMeta;
 use crate::flip::{FlipGame, FlipRules};
 use crate::game::{Encode, Game, Turn};
 use crate::jungle::{JungleGame, Rules};
+use crate::nn::NetEvaluator;
 use crate::store::{self, StoreError};
 
 /// Version of the exported description (`FILE.json`).
@@ -288,7 +288,7 @@ fn write_samples(eval: &NetEvaluator, game: &GameExport, npz_path: &Path, files:
     Ok(())
 }
 
-/// Writes `eval`'s network as ONNX to `out` (ending in .onnx; see `nn::onnx`) with the sample
+/// Writes `eval`'s network as ONNX to `out` (ending in .onnx; see `nn::files::onnx`) with the sample
 /// positions and outputs beside it (`X.samples.npz`), both or neither, as [`export`] writes.
 /// Returns both paths.
 pub fn export_onnx(eval: &NetEvaluator, meta: &ModelMeta, game: &GameExport, out: &Path, force: bool) -> Result<(PathBuf, PathBuf), ExportError> {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use junglezero::config::Config;
 use junglezero::entries::HouseGame;
 use junglezero::game::Turn;
-use junglezero::nn::burn_eval::NetEvaluator;
+use junglezero::nn::NetEvaluator;
 use junglezero::serve::analysis::{MctsBudget, MctsView, network_view, run_mcts};
 
 use crate::cli::AnalyseArgs;

@@ -1,4 +1,4 @@
-//! The network as the NVIDIA inference path computes it (`nn::cudnn`), and a CPU reference
+//! The network as the NVIDIA inference path computes it (`nn::infer::gpu::cudnn`), and a CPU reference
 //! that computes exactly the same thing.
 //!
 //! The plan is made from the fused CPU network ([`FusedNet`]: batch norm folded into the
@@ -17,8 +17,8 @@
 //! stored activation to f16 when asked, so `cargo test` checks the weight conversion against
 //! burn's forward pass without a GPU, and the GPU check compares the GPU's outputs with it.
 
-use super::fused::{Conv, Dense, FusedNet, HostOutputs};
 use crate::game::Shape;
+use crate::nn::infer::cpu::{Conv, Dense, FusedNet, HostOutputs};
 
 /// The stem's input channels are padded to a multiple of this.
 pub const CHANNEL_ALIGN: usize = 8;
@@ -238,7 +238,7 @@ impl GpuPlan {
     }
 
     /// Every step of the GPU's forward pass on the CPU, for `n` encodings, with `p`'s storage:
-    /// what `nn::cudnn` must reproduce (within the GPU's summation order).
+    /// what `nn::infer::gpu::cudnn` must reproduce (within the GPU's summation order).
     pub fn reference(&self, inputs: &[f32], n: usize, p: Precision) -> HostOutputs {
         match p {
             Precision::F32 => self.reference_stored(inputs, n, p),

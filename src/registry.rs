@@ -61,7 +61,7 @@ macro_rules! define_game_names {
 macro_rules! match_game {
     ($name:expr, $g:ident, $body:expr; $($variant:ident => $ty:path, $n:literal, $doc:literal;)+) => {
         match $name {
-            $($crate::games::GameName::$variant => {
+            $($crate::registry::GameName::$variant => {
                 type $g = $ty;
                 $body
             })+

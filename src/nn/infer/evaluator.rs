@@ -3,13 +3,13 @@
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
 
+use super::cpu::{FusedNet, FusedOptions, HostOutputs};
 use super::device::{is_cpu, parse_device};
-use super::fused::{FusedNet, FusedOptions, HostOutputs};
-use super::model::{MOVES_LEFT_UNIT, ModelConfig, Net, input_tensor};
 use crate::game::{Encode, Shape};
 use crate::mcts::server::BatchEvaluator;
 use crate::mcts::{Evaluator, Outputs};
 use crate::nn::device::HardwareConfig;
+use crate::nn::model::{MOVES_LEFT_UNIT, ModelConfig, Net, input_tensor};
 
 /// A network ready for inference on one device. Shared by reference between worker threads
 /// (burn modules are `Sync`); each call is one batched forward pass.
@@ -22,7 +22,7 @@ pub struct NetEvaluator {
     fused: Option<FusedNet>,
     /// The NVIDIA path (`hardware.device = "cudnn"`).
     #[cfg(feature = "cudnn")]
-    cudnn: Option<super::cudnn::CudnnNet>,
+    cudnn: Option<super::gpu::cudnn::CudnnNet>,
 }
 
 impl NetEvaluator {
@@ -40,12 +40,12 @@ impl NetEvaluator {
         }
     }
 
-    /// Runs inference on NVIDIA GPU `ordinal` through cuDNN and cuBLASLt (see `nn::cudnn`),
+    /// Runs inference on NVIDIA GPU `ordinal` through cuDNN and cuBLASLt (see `nn::infer::gpu::cudnn`),
     /// with the weights of this network (on the CPU).
     #[cfg(feature = "cudnn")]
     pub fn with_cudnn(mut self, ordinal: usize) -> Result<NetEvaluator, super::device::DeviceError> {
-        let plan = super::gpu_plan::GpuPlan::from_fused(&FusedNet::from_net(&self.net));
-        let net = super::cudnn::CudnnNet::new(plan, ordinal)
+        let plan = super::gpu::plan::GpuPlan::from_fused(&FusedNet::from_net(&self.net));
+        let net = super::gpu::cudnn::CudnnNet::new(plan, ordinal)
             .map_err(|e| super::device::DeviceError::Unavailable { name: format!("cudnn:{ordinal}"), reason: e.to_string() })?;
         self.cudnn = Some(net);
         Ok(self)
@@ -78,7 +78,7 @@ impl NetEvaluator {
         if super::device::cudnn_ordinal(&hw.device).is_some() { parse_device("flex") } else { parse_device(&hw.device) }
     }
 
-    /// Runs inference through the fused CPU path (see `nn::fused`) instead of burn's kernels,
+    /// Runs inference through the fused CPU path (see `nn::infer::cpu`) instead of burn's kernels,
     /// with the default options (the widest instruction set, Winograd F(4 × 4)).
     pub fn with_fused_cpu(self) -> NetEvaluator {
         self.with_fused_options(FusedOptions::default())
@@ -96,7 +96,7 @@ impl NetEvaluator {
     }
 
     /// The convolution algorithm tunings the NVIDIA path has run (one per stream and batch
-    /// bucket, see `nn::cudnn`), when inference goes through it.
+    /// bucket, see `nn::infer::gpu::cudnn`), when inference goes through it.
     pub fn gpu_tunings(&self) -> Option<usize> {
         #[cfg(feature = "cudnn")]
         if let Some(c) = &self.cudnn {
@@ -112,9 +112,9 @@ impl NetEvaluator {
 
     /// Loads a model file for a game of `shape` onto the configured device (fused CPU path
     /// when configured). A model of another game is refused.
-    pub fn load(path: &std::path::Path, hw: &HardwareConfig, shape: Shape) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
+    pub fn load(path: &std::path::Path, hw: &HardwareConfig, shape: Shape) -> Result<NetEvaluator, crate::nn::modelfile::ModelFileError> {
         let device_error =
-            |e: super::device::DeviceError| super::modelfile::ModelFileError::Header { path: path.display().to_string(), message: e.to_string() };
+            |e: super::device::DeviceError| crate::nn::modelfile::ModelFileError::Header { path: path.display().to_string(), message: e.to_string() };
         let device = Self::weights_device(hw).map_err(device_error)?;
         NetEvaluator::from_file(path, device, shape)?.for_hardware(hw).map_err(device_error)
     }
@@ -125,8 +125,8 @@ impl NetEvaluator {
     }
 
     /// Loads a model file for a game of `shape` onto `device`.
-    pub fn from_file(path: &std::path::Path, device: Device, shape: Shape) -> Result<NetEvaluator, super::modelfile::ModelFileError> {
-        let (net, meta) = super::modelfile::load(path, &device, shape)?;
+    pub fn from_file(path: &std::path::Path, device: Device, shape: Shape) -> Result<NetEvaluator, crate::nn::modelfile::ModelFileError> {
+        let (net, meta) = crate::nn::modelfile::load(path, &device, shape)?;
         Ok(NetEvaluator::new(net, device, &meta.id, &meta.model))
     }
 

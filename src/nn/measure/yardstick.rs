@@ -2,9 +2,9 @@
 //! win/draw/loss class is the exact one, and the mean distance between the network's value and
 //! the exact value (the report's "value accuracy on tablebase positions").
 
-use super::burn_eval::NetEvaluator;
 use crate::game::Encode;
 use crate::mcts::oracle::Exact;
+use crate::nn::NetEvaluator;
 
 /// (accuracy, mean |value error|) of `net` on `sample`, in batches.
 pub fn measure<G: Encode>(net: &NetEvaluator, sample: &[(G, Exact)]) -> (f64, f64) {

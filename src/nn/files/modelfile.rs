@@ -14,9 +14,9 @@ use burn::store::ModuleRecord;
 use burn::tensor::Bytes;
 use serde::{Deserialize, Serialize};
 
-use super::model::{ModelConfig, Net};
 use crate::game::Shape;
-use crate::games;
+use crate::nn::model::{ModelConfig, Net};
+use crate::registry;
 use crate::store::framed::{self, BodyReader, BodyWriter, Format, FrameError};
 use crate::store::{self, StoreError};
 
@@ -123,7 +123,7 @@ pub fn decode(bytes: &[u8], path: &str) -> Result<(ModelMeta, Vec<u8>), ModelFil
         });
     }
     meta.model.validate().map_err(|e| ModelFileError::Header { path: p(), message: e.to_string() })?;
-    if let Err(e) = games::check_rules(&meta.game, &meta.rules) {
+    if let Err(e) = registry::check_rules(&meta.game, &meta.rules) {
         return Err(ModelFileError::Header { path: p(), message: format!("rules '{}' do not parse: {e}", meta.rules) });
     }
     Ok((meta, weights.to_vec()))
@@ -135,7 +135,7 @@ fn jungle() -> String {
 
 /// The network view of the game a model file's header names.
 fn meta_shape(meta: &ModelMeta, path: &str) -> Result<Shape, ModelFileError> {
-    games::shape_named(&meta.game).ok_or_else(|| ModelFileError::Header { path: path.into(), message: format!("unknown game '{}'", meta.game) })
+    registry::shape_named(&meta.game).ok_or_else(|| ModelFileError::Header { path: path.into(), message: format!("unknown game '{}'", meta.game) })
 }
 
 /// Refuses a model of another game than `shape`'s.
@@ -247,7 +247,7 @@ mod tests {
             ModelConfig { moves_left: true, ..ModelConfig::gpu_sized() },
             ModelConfig { opponent_policy: true, short_value: true, ..ModelConfig::default() },
         ] {
-            for shape in games::GameName::ALL.iter().map(|g| g.shape()) {
+            for shape in registry::GameName::ALL.iter().map(|g| g.shape()) {
                 let n = model.init(shape, &device).num_params() as u64;
                 let w = model.weight_count(shape);
                 assert!(w <= n && n < w * 11 / 10, "{} of {n}", w);

@@ -1,6 +1,6 @@
 //! The 3 × 3 convolutions through cuDNN: their descriptors, the fused convolution + bias +
 //! residual + ReLU launch, and each layer's algorithm, chosen by timing cuDNN's candidates once
-//! per batch bucket (`nn::gpu_sizes::bucket`).
+//! per batch bucket (`nn::infer::gpu::sizes::bucket`).
 //!
 //! A batch of `n` runs with descriptors for its own `n` and the algorithms timed for its bucket.
 //! cuDNN's forward algorithm is a family of kernels, not a plan for one shape: it is valid for
@@ -20,8 +20,8 @@ use half::f16;
 
 use super::DevConv3;
 use super::check::{CudnnError, dnn, driver};
-use crate::nn::gpu_plan::GpuPlan;
-use crate::nn::gpu_sizes::bucket;
+use crate::nn::infer::gpu::plan::GpuPlan;
+use crate::nn::infer::gpu::sizes::bucket;
 
 /// A cuDNN forward algorithm.
 pub(super) type Algo = cudnn::sys::cudnnConvolutionFwdAlgo_t;
