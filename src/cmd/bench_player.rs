@@ -57,7 +57,8 @@ pub fn run(model: &std::path::Path, sims: u32, combos: &[String], tactics: u32, 
             // The same move as a small one-thread search: a sanity check, not a strength test.
             agree += usize::from(best == single.choose(root, &Limits { nodes: Some(64), ..Limits::default() }, &mut |_| {}));
         }
-        let rate = f64::from(sims) * roots.len() as f64 / secs;
+        // Simulations actually run: a root the check won is played without a search.
+        let rate = f64::from(sims) * (roots.len() - won) as f64 / secs;
         let base_rate = *base.get_or_insert(rate);
         writeln!(
             out,
