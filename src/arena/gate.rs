@@ -196,16 +196,7 @@ pub fn play_ladder<G: ArenaGame>(
     let per = games_played(l.games);
     let total = depths.len() as u64 * per;
     for (i, &d) in depths.iter().enumerate() {
-        let net = PlayerSpec::Mcts {
-            model: model.to_path_buf(),
-            sims: Some(l.sims),
-            movetime: None,
-            c_puct: None,
-            cpuct_factor: None,
-            tactics: None,
-            reuse: None,
-            tc: None,
-        };
+        let net = PlayerSpec::mcts(model.to_path_buf(), l.sims);
         let at = InStage { stage: "ladder", before: i as u64 * per, total, label: format!("{name} vs {}", ab(d)), progress: &mut *progress };
         let t = ladder_match(cx, net, ab(d), &name, l.games, seed ^ (u64::from(d) << 8), at)?;
         tracing::info!("ladder: {name} vs {}: {}-{}-{} (W-L-D)", ab(d), t.wins, t.losses, t.draws);

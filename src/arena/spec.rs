@@ -70,6 +70,11 @@ pub enum PlayerSpec {
 }
 
 impl PlayerSpec {
+    /// `mcts:model=MODEL,sims=SIMS`, every other key at its default.
+    pub fn mcts(model: PathBuf, sims: u32) -> PlayerSpec {
+        PlayerSpec::Mcts { model, sims: Some(sims), movetime: None, c_puct: None, cpuct_factor: None, tactics: None, reuse: None, tc: None }
+    }
+
     /// The search settings an `mcts` spec plays with: `mcts` with the spec's own keys
     /// (`cpuct`, `cpuctfactor`, `tactics`, `reuse`) over it; `mcts` itself for other specs.
     pub fn mcts_config(&self, mcts: &MctsConfig) -> MctsConfig {

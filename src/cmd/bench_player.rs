@@ -12,7 +12,6 @@ use junglezero::alphabeta::bench::BENCH_FENS;
 use junglezero::entries::jungle::tactics::AlphaBetaTactics;
 use junglezero::jungle::{JungleGame, parse_fen};
 use junglezero::mcts::MctsPlayer;
-use junglezero::mcts::tactics::Tactics;
 use junglezero::nn::NetEvaluator;
 use junglezero::player::{Limits, Player};
 
@@ -38,10 +37,7 @@ pub fn run(model: &std::path::Path, sims: u32, combos: &[String], tactics: u32, 
             play_tactics: tactics,
             ..config.mcts.clone()
         };
-        let check = || {
-            (tactics > 0)
-                .then(|| Arc::new(AlphaBetaTactics::new(&config.search, Eval::new(&config.eval, config.rules), tactics)) as Arc<dyn Tactics<JungleGame>>)
-        };
+        let check = || AlphaBetaTactics::for_players(&config.search, Eval::new(&config.eval, config.rules), tactics);
         let mut won = 0;
         let limits = Limits { nodes: Some(u64::from(sims)), ..Limits::default() };
         let mut secs = 0.0;

@@ -14,7 +14,6 @@ use junglezero::alphabeta::Eval;
 use junglezero::entries::jungle::tactics::AlphaBetaTactics;
 use junglezero::game::Encode;
 use junglezero::jungle::JungleGame;
-use junglezero::mcts::tactics::Tactics;
 use junglezero::mcts::{MctsConfig, MctsPlayer};
 use junglezero::nn::NetEvaluator;
 use junglezero::player::{Limits, Player};
@@ -43,8 +42,7 @@ pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions:
         let mcts = MctsConfig { play_solver: solver, play_tree_reuse: false, play_tactics: plies, ..config.mcts.clone() };
         let (mut kept, mut fastest, mut proven, mut visits, mut secs) = (0, 0, 0, 0u64, 0f64);
         for (game, plies) in &sample {
-            let check = (mcts.play_tactics > 0)
-                .then(|| Arc::new(AlphaBetaTactics::new(&config.search, Eval::new(&config.eval, rules), mcts.play_tactics)) as Arc<dyn Tactics<JungleGame>>);
+            let check = AlphaBetaTactics::for_players(&config.search, Eval::new(&config.eval, rules), mcts.play_tactics);
             let mut player = MctsPlayer::<JungleGame, _>::new(net.clone(), &mcts, sims).with_tactics(check);
             let start = Instant::now();
             let mut mate = false;

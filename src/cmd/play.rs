@@ -26,16 +26,7 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     let settings = config.players();
     let spec = match (args.engine, &args.model) {
         (Some(EngineKind::Alphabeta), Some(_)) => anyhow::bail!("--model is the network of --engine mcts; leave it out to play the classical engine"),
-        (Some(EngineKind::Mcts) | None, Some(path)) => PlayerSpec::Mcts {
-            model: path.clone(),
-            sims: Some(config.mcts.playouts),
-            movetime: None,
-            c_puct: None,
-            cpuct_factor: None,
-            tactics: None,
-            reuse: None,
-            tc: None,
-        },
+        (Some(EngineKind::Mcts) | None, Some(path)) => PlayerSpec::mcts(path.clone(), config.mcts.playouts),
         _ => G::classical(&settings),
     };
     let mut engine = <G as ArenaGame>::factory(spec, &settings, &rules, None)?.make(0)?.player;

@@ -39,20 +39,7 @@ pub trait ProtocolGame: RunGame {
     /// classical engine, built as every match builds its players.
     fn build_player(config: &Config, mcts: bool, model: &str, net: Option<Arc<NetEvaluator>>) -> Result<Box<dyn Player<Self>>, PlayerError> {
         let settings = config.players();
-        let spec = if mcts && net.is_some() {
-            PlayerSpec::Mcts {
-                model: model.into(),
-                sims: Some(config.mcts.playouts),
-                movetime: None,
-                c_puct: None,
-                cpuct_factor: None,
-                tactics: None,
-                reuse: None,
-                tc: None,
-            }
-        } else {
-            <Self as ArenaGame>::classical(&settings)
-        };
+        let spec = if mcts && net.is_some() { PlayerSpec::mcts(model.into(), config.mcts.playouts) } else { <Self as ArenaGame>::classical(&settings) };
         Ok(<Self as ArenaGame>::factory(spec, &settings, &Self::rules(config), net)?.make(0)?.player)
     }
 }

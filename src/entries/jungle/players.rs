@@ -13,7 +13,6 @@ use crate::game::Encode;
 use crate::jungle::{JungleGame, Rules};
 use crate::mcts::MctsConfig;
 use crate::mcts::oracle::Oracle;
-use crate::mcts::tactics::Tactics;
 use crate::nn::NetEvaluator;
 use crate::player::{Limits, Player};
 use crate::tb::Tablebase;
@@ -65,7 +64,7 @@ impl Contestants<JungleGame> for JungleFactory {
             PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => {
                 let oracle = self.tb.clone().map(|t| t as Arc<dyn Oracle<JungleGame>>);
                 let plies = self.spec.mcts_config(&self.mcts).play_tactics;
-                let tactics = (plies > 0).then(|| Arc::new(AlphaBetaTactics::new(&self.search, self.eval.clone(), plies)) as Arc<dyn Tactics<JungleGame>>);
+                let tactics = AlphaBetaTactics::for_players(&self.search, self.eval.clone(), plies);
                 any_game_player(&self.spec, self.net.as_ref(), &self.mcts, seed, oracle, tactics)?
             }
             PlayerSpec::External { cmd, depth, movetime, nodes, .. } => {

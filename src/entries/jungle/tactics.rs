@@ -23,6 +23,11 @@ pub struct AlphaBetaTactics {
 }
 
 impl AlphaBetaTactics {
+    /// The check a player with `mcts.play_tactics = plies` gets: none at 0.
+    pub fn for_players(search: &SearchConfig, eval: Eval, plies: u32) -> Option<std::sync::Arc<dyn Tactics<JungleGame>>> {
+        (plies > 0).then(|| std::sync::Arc::new(AlphaBetaTactics::new(search, eval, plies)) as std::sync::Arc<dyn Tactics<JungleGame>>)
+    }
+
     /// A check `plies` deep (at least 2: the root's moves and the replies) with `eval`.
     pub fn new(search: &SearchConfig, eval: Eval, plies: u32) -> AlphaBetaTactics {
         let config = SearchConfig { hash_mb: HASH_MB, threads: 1, ..search.clone() };
