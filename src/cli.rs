@@ -65,6 +65,17 @@ pub enum Command {
     /// Endgame tablebases: build them, probe them.
     #[command(subcommand)]
     Tb(TbCommand),
+    /// The settings: every key with its type, default, range and help; the documented default config.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Every setting: key, type, default, range, the protocol option that sets it, and its help.
+    Keys,
+    /// The default config with every key's help (what configs/default.toml holds).
+    Defaults,
 }
 
 #[derive(Subcommand, Debug)]
@@ -293,7 +304,7 @@ pub enum BenchCommand {
         combos: Vec<String>,
         /// Check each root with alpha-beta this many plies deep first (`mcts.play_tactics`;
         /// 0: no check).
-        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=24))]
+        #[arg(long, default_value_t = 0, value_parser = declared::<u32>("mcts.play_tactics"))]
         tactics: u32,
         #[command(flatten)]
         config: ConfigArgs,
@@ -557,8 +568,8 @@ pub struct ArenaArgs {
     /// Stop early when the sequential test decides, e.g. elo0=0,elo1=30,alpha=0.05,beta=0.05.
     #[arg(long, value_parser = parse_sprt)]
     pub sprt: Option<junglezero::arena::stats::Sprt>,
-    /// Games played at once (default: the config's arena.concurrency).
-    #[arg(long)]
+    /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
+    #[arg(long, value_parser = declared::<usize>("arena.concurrency"))]
     pub concurrency: Option<usize>,
     /// Random plies of each opening (default: the config's arena.opening_plies).
     #[arg(long)]
@@ -641,7 +652,7 @@ pub struct AnalyseArgs {
     #[arg(long, value_name = "PATH")]
     pub model: PathBuf,
     /// MCTS simulations (default: the config's mcts.playouts; at most 10^7).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    #[arg(long, value_parser = declared::<u32>("mcts.playouts"))]
     pub sims: Option<u32>,
     /// Stop after this many milliseconds, whatever the simulations (at most a day).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
@@ -688,8 +699,8 @@ pub struct TournamentArgs {
     /// gauntlet: whether the first player is stronger than each other by elo1, not by elo0).
     #[arg(long, value_parser = parse_sprt)]
     pub sprt: Option<junglezero::arena::stats::Sprt>,
-    /// Games played at once (default: the config's arena.concurrency).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=512))]
+    /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
+    #[arg(long, value_parser = declared::<u64>("arena.concurrency"))]
     pub concurrency: Option<u64>,
     /// The tournament's folder: its settings, every finished game (one line each) and the
     /// results. The same command on the same folder resumes. (`--out` is the old spelling.)
@@ -841,5 +852,20 @@ impl AverageArgs {
     /// The model files, however they were given, oldest first.
     pub fn models(&self) -> &[PathBuf] {
         if self.model_flags.is_empty() { &self.models } else { &self.model_flags }
+    }
+}
+
+/// A flag's value for the setting at `key`, in the range the setting's declaration gives (the
+/// flag and the config check the same range).
+fn declared<T: std::str::FromStr + Clone + Send + Sync + 'static>(key: &'static str) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |raw: &str| {
+        let all = junglezero::config::doc::settings();
+        let setting = junglezero::settings::find(&all, key).ok_or_else(|| format!("no setting {key}"))?;
+        let value: T = raw.trim().parse().map_err(|_| format!("'{raw}' is not a value of {key} ({})", setting.ty))?;
+        let x: f64 = raw.trim().parse().map_err(|_| format!("'{raw}' is not a number"))?;
+        match setting.range_text() {
+            Some((lo, hi)) if !setting.admits(x) => Err(format!("{raw} is not in {lo}..={hi}")),
+            _ => Ok(value),
+        }
     }
 }

@@ -19,6 +19,7 @@ pub mod registry;
 pub mod report;
 pub mod selfplay;
 pub mod serve;
+pub mod settings;
 pub mod store;
 pub mod switches;
 pub mod tb;

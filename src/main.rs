@@ -90,7 +90,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Uci(args) => cmd::uci::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Bench(b) => cmd::bench::run(b),
-        Command::Tb(t) => cmd::tb::run(t),
+        Command::Tb(t) => cmd::jungle::tb::run(t),
+        Command::Config(c) => cmd::config::run(c),
     }
 }
 

@@ -13,17 +13,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::Shape;
 
-/// The games, one line each: `Variant => the game's type, "its name", "what it is";`. This is
-/// the list the program knows games by; [`GameName`] and [`with_game!`](crate::with_game) are
-/// made from it.
+/// The games, one line each: `Variant => the game's type, "its name", field: "its rules'
+/// section in configs", "what it is";`. This is the list the program knows games by;
+/// [`GameName`], [`GameRules`] and [`with_game!`](crate::with_game) are made from it.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! for_each_game {
     ($m:ident!($($pre:tt)*)) => {
         $crate::$m! {
             $($pre)*
-            Jungle => $crate::jungle::JungleGame, "jungle", "The 9 × 7 board game.";
-            Flip => $crate::flip::FlipGame, "flip", "The 4 × 4 flip game (暗布斗兽棋).";
+            Jungle => $crate::jungle::JungleGame, "jungle", jungle: "rules", "The 9 × 7 board game.";
+            Flip => $crate::flip::FlipGame, "flip", flip: "flip_rules", "The 4 × 4 flip game (暗布斗兽棋).";
         }
     };
 }
@@ -32,7 +32,7 @@ macro_rules! for_each_game {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! define_game_names {
-    ($($variant:ident => $ty:path, $name:literal, $doc:literal;)+) => {
+    ($($variant:ident => $ty:path, $name:literal, $field:ident: $key:literal, $doc:literal;)+) => {
         /// Which game a config, run, model file or command plays.
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
         #[serde(rename_all = "lowercase")]
@@ -59,7 +59,7 @@ macro_rules! define_game_names {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! match_game {
-    ($name:expr, $g:ident, $body:expr; $($variant:ident => $ty:path, $n:literal, $doc:literal;)+) => {
+    ($name:expr, $g:ident, $body:expr; $($variant:ident => $ty:path, $n:literal, $field:ident: $key:literal, $doc:literal;)+) => {
         match $name {
             $($crate::registry::GameName::$variant => {
                 type $g = $ty;
@@ -82,7 +82,76 @@ macro_rules! with_game {
     };
 }
 
+/// Defines [`GameRules`] from the list.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! define_game_rules {
+    ($($variant:ident => $ty:path, $name:literal, $field:ident: $key:literal, $doc:literal;)+) => {
+        /// Every game's rule switches as a config holds them, each game's in a section of its
+        /// own, whichever game the config plays.
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(default)]
+        pub struct GameRules {
+            $(
+                #[doc = concat!("The rules of the game called ", $name, ", section `[", $key, "]`.")]
+                #[serde(rename = $key)]
+                pub $field: <$ty as $crate::trainable::Trainable>::Rules,
+            )+
+        }
+
+        // The section a game's rules are read from is the one its rules type declares.
+        $(const _: () = assert!(
+            $crate::settings::same_name(<<$ty as $crate::trainable::Trainable>::Rules as $crate::settings::Section>::SECTION, $key),
+            concat!("the registry's section for ", $name, " is not the one its rules declare"),
+        );)+
+
+        impl GameRules {
+            /// Each game's checks of its switches.
+            pub fn validate(&self) -> Result<(), $crate::check::ConfigError> {
+                $(<$ty as $crate::trainable::Trainable>::check_rules(&self.$field)?;)+
+                Ok(())
+            }
+
+            /// Each game's rules section: its name, what it is and its settings, as its rules
+            /// type declares them.
+            pub fn sections() -> Vec<(&'static str, &'static str, &'static [$crate::settings::Setting])> {
+                vec![$((
+                    <<$ty as $crate::trainable::Trainable>::Rules as $crate::settings::Section>::SECTION,
+                    <<$ty as $crate::trainable::Trainable>::Rules as $crate::settings::Section>::ABOUT,
+                    <<$ty as $crate::trainable::Trainable>::Rules as $crate::settings::Section>::SETTINGS,
+                ),)+]
+            }
+
+            /// Reads each game's section of a config's `table` on its own: a bad switch is then
+            /// named by its section and key (`rules.max_plies`), which the read of the whole
+            /// config, where the sections are gathered into [`GameRules`], cannot say.
+            pub fn check_sections(table: &toml::Table) -> Result<(), toml::de::Error> {
+                $({
+                    #[derive(Deserialize)]
+                    struct Only {
+                        #[serde(rename = $key)]
+                        _rules: <$ty as $crate::trainable::Trainable>::Rules,
+                    }
+                    if let Some(v) = table.get($key) {
+                        let one: toml::Table = [($key.to_string(), v.clone())].into_iter().collect();
+                        Only::deserialize(toml::Value::Table(one))?;
+                    }
+                })+
+                Ok(())
+            }
+
+            /// The switches of `game`'s rules as text.
+            pub fn text(&self, game: GameName) -> String {
+                match game {
+                    $(GameName::$variant => self.$field.to_string(),)+
+                }
+            }
+        }
+    };
+}
+
 for_each_game!(define_game_names!());
+for_each_game!(define_game_rules!());
 
 impl GameName {
     /// The network's view of the game (board, input planes, policy planes).

@@ -20,6 +20,12 @@ pub trait Trainable: Encode {
     /// The usual start under `rules`.
     fn start_under(rules: &Self::Rules) -> Self;
 
+    /// Range checks of rule switches a config gives (none by default).
+    fn check_rules(rules: &Self::Rules) -> Result<(), crate::check::ConfigError> {
+        let _ = rules;
+        Ok(())
+    }
+
     /// Why a root position's text does not parse.
     type RootError: std::error::Error + Send + Sync + 'static;
 

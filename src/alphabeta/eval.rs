@@ -20,72 +20,41 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{ConfigError, check_range};
+use crate::check::ConfigError;
 use crate::jungle::movegen::count_pseudo_for;
 use crate::jungle::tables::{DEN, DEN_SQUARE, JUMPS_FROM, NEIGHBOURS, TRAPS};
 use crate::jungle::{Kind, Piece, Position, Rules, Side, Square};
 
-/// Evaluation weights. Arrays indexed by animal are in the order Rat, Cat, Dog, Wolf, Leopard,
-/// Tiger, Lion, Elephant; `material` is indexed by rank (1 to 8).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct EvalWeights {
-    /// Value of a piece by rank 1 (Rat) to 8 (Elephant).
-    pub material: [i32; 8],
-    /// Extra value of the Rat while the enemy Elephant is on the board.
-    pub rat_vs_elephant: i32,
-    /// Per river jump a Lion or Tiger can make from its square.
-    pub jump_lane: i32,
-    /// Per rank advanced towards the enemy den, by animal.
-    pub advance: [i32; 8],
-    /// Weight of the squared closeness to the enemy den, by animal.
-    pub den_approach: [i32; 8],
-    /// Per own piece within two squares of its own den (at most three).
-    pub den_guard: i32,
-    /// Per own piece next to one of its own traps.
-    pub trap_guard: i32,
-    /// Per pseudo-legal move (own minus opponent's).
-    pub mobility: i32,
-    /// For the side to move.
-    pub tempo: i32,
-}
-
-impl Default for EvalWeights {
-    fn default() -> Self {
-        EvalWeights {
-            material: [250, 200, 300, 350, 500, 800, 900, 1000],
-            rat_vs_elephant: 150,
-            jump_lane: 15,
-            advance: [4, 2, 2, 3, 5, 8, 8, 6],
-            den_approach: [3, 1, 2, 2, 3, 4, 4, 3],
-            den_guard: 25,
-            trap_guard: 8,
-            mobility: 3,
-            tempo: 10,
-        }
+crate::settings! {
+    /// Evaluation weights. Arrays indexed by animal are in the order Rat, Cat, Dog, Wolf, Leopard,
+    /// Tiger, Lion, Elephant; `material` is indexed by rank (1 to 8).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct EvalWeights in "eval", about "Evaluation weights (centi-units; arrays by animal: Rat, Cat, Dog, Wolf, Leopard, Tiger, Lion, Elephant; `material` by rank 1 to 8)." {
+        /// Value of a piece by rank 1 (Rat) to 8 (Elephant).
+        pub material: [i32; 8] = [250, 200, 300, 350, 500, 800, 900, 1000] => "value of a piece by rank: Rat (1) ... Elephant (8)", each(1, 10_000);
+        /// Extra value of the Rat while the enemy Elephant is on the board.
+        pub rat_vs_elephant: i32 = 150 => "extra for the Rat while the enemy Elephant lives", range(-1_000, 1_000);
+        /// Per river jump a Lion or Tiger can make from its square.
+        pub jump_lane: i32 = 15 => "per river jump a Lion or Tiger can make from its square", range(-1_000, 1_000);
+        /// Per rank advanced towards the enemy den, by animal.
+        pub advance: [i32; 8] = [4, 2, 2, 3, 5, 8, 8, 6] => "per rank advanced towards the enemy den, by animal", each(-200, 200);
+        /// Weight of the squared closeness to the enemy den, by animal.
+        pub den_approach: [i32; 8] = [3, 1, 2, 2, 3, 4, 4, 3] => "times (6 - distance to the enemy den)^2, by animal", each(-200, 200);
+        /// Per own piece within two squares of its own den (at most three).
+        pub den_guard: i32 = 25 => "per own piece within two squares of the own den (three at most)", range(-1_000, 1_000);
+        /// Per own piece next to one of its own traps.
+        pub trap_guard: i32 = 8 => "per own piece next to an own trap", range(-1_000, 1_000);
+        /// Per pseudo-legal move (own minus opponent's).
+        pub mobility: i32 = 3 => "per pseudo-legal move, own minus the opponent's", range(-1_000, 1_000);
+        /// For the side to move.
+        pub tempo: i32 = 10 => "for the side to move", range(-1_000, 1_000);
     }
 }
 
 impl EvalWeights {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        for (i, v) in self.material.iter().enumerate() {
-            check_range(&format!("eval.material[{i}]"), *v, 1, 10_000)?;
-        }
-        for (name, arr) in [("eval.advance", &self.advance), ("eval.den_approach", &self.den_approach)] {
-            for (i, v) in arr.iter().enumerate() {
-                check_range(&format!("{name}[{i}]"), *v, -200, 200)?;
-            }
-        }
-        for (name, v) in [
-            ("eval.rat_vs_elephant", self.rat_vs_elephant),
-            ("eval.jump_lane", self.jump_lane),
-            ("eval.den_guard", self.den_guard),
-            ("eval.trap_guard", self.trap_guard),
-            ("eval.mobility", self.mobility),
-            ("eval.tempo", self.tempo),
-        ] {
-            check_range(name, v, -1_000, 1_000)?;
-        }
+        crate::settings::Section::check_ranges(self)?;
         Ok(())
     }
 }

@@ -8,7 +8,7 @@ pub mod tt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{ConfigError, check_memory, check_range};
+use crate::check::{ConfigError, check_memory};
 
 pub use crate::player::Limits;
 pub use eval::{Eval, EvalWeights};
@@ -27,40 +27,32 @@ pub const MAX_DEPTH: u32 = 88;
 /// The transposition table's size range in MiB (also checked against the machine's memory).
 pub const HASH_MB: (usize, usize) = (1, 1 << 20);
 
-/// `[search]`: the alpha-beta engine's settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchConfig {
-    /// Transposition table size in MiB.
-    pub hash_mb: usize,
-    /// Search threads sharing the table (lazy SMP).
-    pub threads: usize,
-    /// Deepest iteration when no other limit stops the search.
-    pub max_depth: u32,
-    /// Half-width of the first aspiration window, in centi-units.
-    pub aspiration_window: i32,
-    /// Null-move pruning.
-    pub null_move: bool,
-    /// Late-move reductions.
-    pub lmr: bool,
-    /// Time kept back per move for communication, in ms (clock-based searches).
-    pub move_overhead_ms: u64,
-}
-
-impl Default for SearchConfig {
-    fn default() -> Self {
-        SearchConfig { hash_mb: 64, threads: 1, max_depth: 64, aspiration_window: 25, null_move: true, lmr: true, move_overhead_ms: 20 }
+crate::settings! {
+    /// `[search]`: the alpha-beta engine's settings.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct SearchConfig in "search", about "The alpha-beta engine (the arena's yardstick, `search`, `play`, the protocol's default)." {
+        /// Transposition table size in MiB.
+        pub hash_mb: usize = 64 => "transposition table size in MiB", range(HASH_MB.0, HASH_MB.1), option("Hash");
+        /// Search threads sharing the table (lazy SMP).
+        pub threads: usize = 1 => "search threads sharing the table", range(1, 256), option("Threads");
+        /// Deepest iteration when no other limit stops the search.
+        pub max_depth: u32 = 64 => "deepest iteration without another limit", range(1, MAX_DEPTH);
+        /// Half-width of the first aspiration window, in centi-units.
+        pub aspiration_window: i32 = 25 => "first aspiration half-width (centi-units)", range(1, 1000);
+        /// Null-move pruning.
+        pub null_move: bool = true => "null-move pruning";
+        /// Late-move reductions.
+        pub lmr: bool = true => "late-move reductions";
+        /// Time kept back per move for communication, in ms (clock-based searches).
+        pub move_overhead_ms: u64 = 20 => "time kept back per move under a clock", range(0, 10_000);
     }
 }
 
 impl SearchConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("search.hash_mb", self.hash_mb, HASH_MB.0, HASH_MB.1)?;
+        crate::settings::Section::check_ranges(self)?;
         check_memory("search.hash_mb", (self.hash_mb as u128) << 20)?;
-        check_range("search.threads", self.threads, 1, 512)?;
-        check_range("search.max_depth", self.max_depth, 1, MAX_DEPTH)?;
-        check_range("search.aspiration_window", self.aspiration_window, 1, 1000)?;
-        check_range("search.move_overhead_ms", self.move_overhead_ms, 0, 10_000)?;
         Ok(())
     }
 }

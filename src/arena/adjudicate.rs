@@ -5,10 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{ConfigError, check_range};
 use crate::game::{Outcome, Reason, Seat};
 
-/// The adjudication settings (`[arena]` keys `adjudicate_*`).
+/// The adjudication settings (`[arena]` keys `adjudicate_*`, where their ranges are declared).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Adjudication {
     /// Draw adjudication applies from this ply on (0: never).
@@ -24,15 +23,6 @@ pub struct Adjudication {
 }
 
 impl Adjudication {
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("arena.adjudicate_draw_from_ply", self.draw_from_ply, 0, 100_000)?;
-        check_range("arena.adjudicate_draw_plies", self.draw_plies, 1, 10_000)?;
-        check_range("arena.adjudicate_draw_score", self.draw_score, 0, 100_000)?;
-        check_range("arena.adjudicate_win_plies", self.win_plies, 0, 10_000)?;
-        check_range("arena.adjudicate_win_score", self.win_score, 1, 100_000)?;
-        Ok(())
-    }
-
     pub fn is_off(&self) -> bool {
         self.draw_from_ply == 0 && self.win_plies == 0
     }

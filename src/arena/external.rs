@@ -5,7 +5,8 @@
 //! program started outlives it); `uci`/`uciok` and `isready`/`readyok` are checked
 //! with timeouts. Each move sends `position fen ROOT moves ...` and `go ...`, then waits for
 //! `bestmove`. A dead, silent or confused program makes `choose` return `None` and reports the
-//! [`Failure`]; the arena scores that game as a forfeit and starts the program anew.
+//! [`Failure`]; the arena scores that game as a forfeit and starts the program anew. How a
+//! game's positions and moves are written is the game's own ([`ExternalGame`], in its entry).
 
 use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -13,8 +14,17 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::procgroup::{self, Group};
-use crate::jungle::{JungleGame, Move, fen, parse_move};
+use crate::game::Game;
 use crate::player::{Failure, Limits, Player};
+
+/// What the protocol spoken to an external program needs of a game.
+pub trait ExternalGame: Game {
+    /// The game as the `position` command gives it (`position fen ROOT [moves M1 M2 ...]`).
+    fn position_command(&self) -> String;
+
+    /// The move `text` names in this position (as `bestmove` gives it), if it reads as one.
+    fn read_move(&self, text: &str) -> Option<Self::Move>;
+}
 
 /// An external program that could not be started or did not complete the handshake.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -114,7 +124,7 @@ impl ExternalPlayer {
         }
     }
 
-    fn fail(&mut self, why: Failure) -> Option<Move> {
+    fn fail<M>(&mut self, why: Failure) -> Option<M> {
         tracing::warn!("external engine '{}': {}", self.cmd, describe(&why));
         self.failure = Some(why);
         None
@@ -172,7 +182,7 @@ impl Drop for ExternalPlayer {
     }
 }
 
-impl Player<JungleGame> for ExternalPlayer {
+impl<G: ExternalGame> Player<G> for ExternalPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -181,16 +191,11 @@ impl Player<JungleGame> for ExternalPlayer {
         let _ = self.send("ucinewgame");
     }
 
-    fn choose(&mut self, game: &JungleGame, limits: &Limits, _info: &mut dyn FnMut(&str)) -> Option<Move> {
+    fn choose(&mut self, game: &G, limits: &Limits, _info: &mut dyn FnMut(&str)) -> Option<G::Move> {
         if self.failure.is_some() {
             return None;
         }
-        let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
-        let position = if moves.is_empty() {
-            format!("position fen {}", fen(game.root()))
-        } else {
-            format!("position fen {} moves {}", fen(game.root()), moves.join(" "))
-        };
+        let position = game.position_command();
         let (go, budget) = go_command(limits);
         if let Err(e) = self.send(&position).and_then(|_| self.send(&go)) {
             return self.fail(e);
@@ -200,9 +205,9 @@ impl Player<JungleGame> for ExternalPlayer {
             Err(e) => return self.fail(e),
         };
         let text = line.split_whitespace().nth(1).unwrap_or("");
-        match parse_move(text) {
-            Ok(m) => Some(m),
-            Err(_) => self.fail(Failure::Unreadable(line.trim().to_string())),
+        match game.read_move(text) {
+            Some(m) => Some(m),
+            None => self.fail(Failure::Unreadable(line.trim().to_string())),
         }
     }
 

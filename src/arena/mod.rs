@@ -11,7 +11,6 @@ pub mod gate_curve;
 pub mod journal;
 pub mod match_game;
 pub mod openings;
-pub mod pgn;
 pub mod play;
 pub mod procgroup;
 pub mod spec;
@@ -19,58 +18,41 @@ pub mod stats;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{ConfigError, check_range};
+use crate::check::ConfigError;
 use stats::{Sprt, Tally};
 
-/// `[arena]`: defaults for `junglezero arena`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ArenaConfig {
-    /// Games played at once (0: one per CPU core).
-    pub concurrency: usize,
-    /// Random plies of each opening (each opening is played with both colours).
-    pub opening_plies: usize,
-    /// A player that forfeits this many games in a row (a crashing or confused external
-    /// program) stops the match with an error (0: never).
-    pub max_consecutive_forfeits: u32,
-    /// Draw adjudication from this ply on (0: never)...
-    pub adjudicate_draw_from_ply: u32,
-    /// ...once this many consecutive plies' movers reported scores within...
-    pub adjudicate_draw_plies: u32,
-    /// ...this many centi-units of 0.
-    pub adjudicate_draw_score: i32,
-    /// Win adjudication after this many consecutive plies whose movers all agree that one side
-    /// leads (0: never)...
-    pub adjudicate_win_plies: u32,
-    /// ...by at least this many centi-units.
-    pub adjudicate_win_score: i32,
-    /// Players on a clock (`tc=` in a player spec) lose on time once a move overruns their
-    /// time left by more than this (ms).
-    pub time_margin_ms: u64,
-}
-
-impl Default for ArenaConfig {
-    fn default() -> Self {
-        ArenaConfig {
-            concurrency: 0,
-            opening_plies: 4,
-            max_consecutive_forfeits: 3,
-            adjudicate_draw_from_ply: 0,
-            adjudicate_draw_plies: 10,
-            adjudicate_draw_score: 20,
-            adjudicate_win_plies: 0,
-            adjudicate_win_score: 1000,
-            time_margin_ms: 100,
-        }
+crate::settings! {
+    /// `[arena]`: defaults for `junglezero arena`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct ArenaConfig in "arena", about "Matches started with `junglezero arena` (command-line flags override these)." {
+        /// Games played at once (0: one per CPU core).
+        pub concurrency: usize = 0 => "games played at once (0: one per CPU core)", range(0, 4096);
+        /// Random plies of each opening (each opening is played with both colours).
+        pub opening_plies: usize = 4 => "random plies of each opening; each opening is played twice", range(0, 100);
+        /// A player that forfeits this many games in a row (a crashing or confused external
+        /// program) stops the match with an error (0: never).
+        pub max_consecutive_forfeits: u32 = 3 => "a player forfeiting this many games in a row stops the match (0: never)";
+        /// Draw adjudication from this ply on (0: never)...
+        pub adjudicate_draw_from_ply: u32 = 0 => "draw adjudication from this ply on (0: never)", range(0, 100_000);
+        /// ...once this many consecutive plies' movers reported scores within...
+        pub adjudicate_draw_plies: u32 = 10 => "...once both players' scores stayed near 0 for this many consecutive plies", range(1, 10_000);
+        /// ...this many centi-units of 0.
+        pub adjudicate_draw_score: i32 = 20 => "...within +- this many centi-units", range(0, 100_000);
+        /// Win adjudication after this many consecutive plies whose movers all agree that one side
+        /// leads (0: never)...
+        pub adjudicate_win_plies: u32 = 0 => "win adjudication once this many consecutive plies' movers agree that one side leads (0: never)", range(0, 10_000);
+        /// ...by at least this many centi-units.
+        pub adjudicate_win_score: i32 = 1000 => "...by at least this many centi-units", range(1, 100_000);
+        /// Players on a clock (`tc=` in a player spec) lose on time once a move overruns their
+        /// time left by more than this (ms).
+        pub time_margin_ms: u64 = 100 => "players on a clock (tc= in a spec) lose on time past their time left + this", range(0, 3_600_000);
     }
 }
 
 impl ArenaConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("arena.concurrency", self.concurrency, 0, 4096)?;
-        check_range("arena.opening_plies", self.opening_plies, 0, 100)?;
-        check_range("arena.time_margin_ms", self.time_margin_ms, 0, 3_600_000)?;
-        self.adjudication().validate()
+        crate::settings::Section::check_ranges(self)
     }
 
     /// The adjudication settings of `arena` matches.
@@ -89,60 +71,37 @@ impl ArenaConfig {
     }
 }
 
-/// `[gate]`: how `train` decides whether a candidate replaces the best network.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct GateConfig {
-    /// Play a match; `false` accepts every candidate.
-    pub enabled: bool,
-    /// MCTS simulations per move in gating games.
-    pub sims: u32,
-    /// Games at most (whole pairs); the SPRT usually stops earlier.
-    pub max_games: u32,
-    /// SPRT: H0 Elo (candidate not better than this)...
-    pub elo0: f64,
-    /// ...against H1 Elo...
-    pub elo1: f64,
-    /// ...with these error rates.
-    pub alpha: f64,
-    pub beta: f64,
-    /// When the SPRT has not decided after `max_games`, accept if the candidate scored at
-    /// least this.
-    pub undecided_min_score: f64,
-    /// Random plies of each gating opening.
-    pub opening_plies: usize,
-    /// Games in flight per worker (their leaves are batched per network).
-    pub games_in_flight: usize,
-}
-
-impl Default for GateConfig {
-    fn default() -> Self {
-        GateConfig {
-            enabled: false,
-            sims: 32,
-            max_games: 32,
-            elo0: 0.0,
-            elo1: 50.0,
-            alpha: 0.1,
-            beta: 0.1,
-            undecided_min_score: 0.5,
-            opening_plies: 4,
-            games_in_flight: 16,
-        }
+crate::settings! {
+    /// `[gate]`: how `train` decides whether a candidate replaces the best network.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct GateConfig in "gate", about "Gating: each candidate plays the current best network; it replaces it only if a sequential probability ratio test (pentanomial, pairs of games with colours swapped) says it is stronger. Off in this recipe: every candidate is promoted (AlphaZero's way) and the ladder still rates it; the hour's games go to self-play instead (docs/training-history.md, runs L4-L11)." {
+        /// Play a match; `false` accepts every candidate.
+        pub enabled: bool = false => "true: gate every candidate with the settings below";
+        /// MCTS simulations per move in gating games.
+        pub sims: u32 = 32 => "MCTS simulations per move in gating games", range(1, 1_000_000);
+        /// Games at most (whole pairs); the SPRT usually stops earlier.
+        pub max_games: u32 = 32 => "at most this many games (whole pairs); `junglezero bench gate` prints the promotion probability by Elo", range(2, 1_000_000);
+        /// SPRT: H0 Elo (candidate not better than this)...
+        pub elo0: f64 = 0.0 => "H0: the candidate is no stronger than this (Elo)", range(-2000.0, 2000.0);
+        /// ...against H1 Elo...
+        pub elo1: f64 = 50.0 => "H1: the candidate is this much stronger (Elo)", range(-2000.0, 2000.0);
+        /// ...with these error rates.
+        pub alpha: f64 = 0.1 => "false-acceptance rate", range(1e-9, 0.5);
+        pub beta: f64 = 0.1 => "false-rejection rate", range(1e-9, 0.5);
+        /// When the SPRT has not decided after `max_games`, accept if the candidate scored at
+        /// least this.
+        pub undecided_min_score: f64 = 0.5 => "undecided after max_games: accept if the candidate scored this much", range(0.0, 1.0);
+        /// Random plies of each gating opening.
+        pub opening_plies: usize = 4 => "random plies of each gating opening", range(0, 100);
+        /// Games in flight per worker (their leaves are batched per network).
+        pub games_in_flight: usize = 16 => "games per worker whose leaves are batched per network", range(1, 65_536);
     }
 }
 
 impl GateConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("gate.sims", self.sims, 1, 1_000_000)?;
-        check_range("gate.max_games", self.max_games, 2, 1_000_000)?;
-        check_range("gate.undecided_min_score", self.undecided_min_score, 0.0, 1.0)?;
-        check_range("gate.opening_plies", self.opening_plies, 0, 100)?;
-        check_range("gate.games_in_flight", self.games_in_flight, 1, 65_536)?;
-        check_range("gate.alpha", self.alpha, 1e-9, 0.5)?;
-        check_range("gate.beta", self.beta, 1e-9, 0.5)?;
-        check_range("gate.elo0", self.elo0, -2000.0, 2000.0)?;
-        check_range("gate.elo1", self.elo1, -2000.0, 2000.0)?;
+        crate::settings::Section::check_ranges(self)?;
         self.sprt().validate().map_err(|e| ConfigError::Invalid { key: "gate.elo0".into(), message: e.to_string() })
     }
 
@@ -151,41 +110,31 @@ impl GateConfig {
     }
 }
 
-/// `[ladder]`: the best network against fixed-depth alpha-beta, for Elo over training.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LadderConfig {
-    /// Play the ladder when the best network is this many generations past the last one rated
-    /// (0: never).
-    pub every: u64,
-    /// Alpha-beta depths (depth 1 is the Elo anchor, 0).
-    pub depths: Vec<u32>,
-    /// Games against each depth (whole pairs).
-    pub games: u32,
-    /// Games between consecutive depths, played once per run to place the anchors on the scale
-    /// (alpha-beta games take milliseconds, so this can be large).
-    pub calibration_games: u32,
-    /// MCTS simulations per move for the network.
-    pub sims: u32,
-}
-
-impl Default for LadderConfig {
-    fn default() -> Self {
-        LadderConfig { every: 4, depths: vec![1, 2, 4, 6, 8, 10, 12], games: 8, calibration_games: 100, sims: 64 }
+crate::settings! {
+    /// `[ladder]`: the best network against fixed-depth alpha-beta, for Elo over training.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct LadderConfig in "ladder", about "The ladder: the best network against fixed-depth alpha-beta, which gives every checkpoint an Elo (Bradley-Terry fit over all matches, alpha-beta depth 1 = 0) for the report." {
+        /// Play the ladder when the best network is this many generations past the last one rated
+        /// (0: never).
+        pub every: u64 = 4 => "when the best network is this many generations past the last one rated (0: never)", range(0, 1_000_000);
+        /// Alpha-beta depths (depth 1 is the Elo anchor, 0).
+        pub depths: Vec<u32> = vec![1, 2, 4, 6, 8, 10, 12] => "alpha-beta depths; must include 1, the anchor (depths added to a run are calibrated at its next ladder)", each(1, 30);
+        /// Games against each depth (whole pairs).
+        pub games: u32 = 8 => "games against each depth (whole pairs)", range(2, 100_000);
+        /// Games between consecutive depths, played once per run to place the anchors on the scale
+        /// (alpha-beta games take milliseconds, so this can be large).
+        pub calibration_games: u32 = 100 => "each depth against the next, once per pair, to place the anchors", range(2, 100_000);
+        /// MCTS simulations per move for the network.
+        pub sims: u32 = 64 => "MCTS simulations per move for the network", range(1, 1_000_000);
     }
 }
 
 impl LadderConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("ladder.every", self.every, 0, 1_000_000)?;
-        check_range("ladder.games", self.games, 2, 100_000)?;
-        check_range("ladder.calibration_games", self.calibration_games, 2, 100_000)?;
-        check_range("ladder.sims", self.sims, 1, 1_000_000)?;
+        crate::settings::Section::check_ranges(self)?;
         if self.every > 0 && !self.depths.contains(&1) {
             return Err(ConfigError::Invalid { key: "ladder.depths".into(), message: "must include depth 1, the Elo anchor".into() });
-        }
-        for d in &self.depths {
-            check_range("ladder.depths", *d, 1, 30)?;
         }
         Ok(())
     }

@@ -13,12 +13,11 @@ use super::openings::{Opening, random_openings, start_game};
 use super::spec::{Contestant, Contestants, PlayerError};
 use super::stats::{Sprt, Tally, Verdict};
 use crate::game::{Outcome, Reason, Seat, Turn};
-use crate::jungle::JungleGame;
 use crate::player::{GoClock, Limits};
 
 /// How a match is played.
 #[derive(Clone, Debug)]
-pub struct MatchSettings<G: MatchGame = JungleGame> {
+pub struct MatchSettings<G: MatchGame> {
     /// Games (rounded up to whole pairs).
     pub games: u32,
     /// Games played at once.
@@ -55,7 +54,7 @@ pub struct Forfeit {
 
 /// One finished game.
 #[derive(Clone, Debug)]
-pub struct PlayedGame<G: MatchGame = JungleGame> {
+pub struct PlayedGame<G: MatchGame> {
     pub pair: usize,
     /// A had the first seat (Red in Jungle).
     pub a_red: bool,
@@ -86,7 +85,7 @@ impl<G: MatchGame> PlayedGame<G> {
 
 /// The match so far.
 #[derive(Clone, Debug)]
-pub struct MatchOutcome<G: MatchGame = JungleGame> {
+pub struct MatchOutcome<G: MatchGame> {
     pub tally: Tally,
     pub games: Vec<PlayedGame<G>>,
     pub verdict: Option<Verdict>,
@@ -386,7 +385,7 @@ mod tests {
     use super::*;
     use crate::arena::clock::TimeControl;
     use crate::game::Game;
-    use crate::jungle::{Move, Rules, Side};
+    use crate::jungle::{JungleGame, Move, Rules, Side};
     use crate::player::{Player, RandomPlayer};
 
     /// Sleeps, then plays the first legal move, and remembers the limits it was given.
@@ -407,12 +406,12 @@ mod tests {
         }
     }
 
-    fn contestant(player: Box<dyn Player<JungleGame>>, tc: &str) -> Contestant {
+    fn contestant(player: Box<dyn Player<JungleGame>>, tc: &str) -> Contestant<JungleGame> {
         Contestant { player, limits: Limits::default(), tc: Some(tc.parse::<TimeControl>().unwrap()), overhead: Duration::ZERO }
     }
 
     /// One game's settings: `rules`, no adjudication, `margin` past a clock.
-    fn game_settings(rules: Rules, margin: Duration) -> MatchSettings {
+    fn game_settings(rules: Rules, margin: Duration) -> MatchSettings<JungleGame> {
         MatchSettings {
             games: 1,
             concurrency: 1,

@@ -24,7 +24,6 @@ use super::clock::{TimeControl, TimeControlError};
 use super::external::ExternalError;
 use crate::alphabeta::{EvalWeights, SearchConfig};
 use crate::game::Encode;
-use crate::jungle::JungleGame;
 use crate::mcts::{MctsConfig, MctsPlayer};
 use crate::nn::NetEvaluator;
 use crate::nn::device::HardwareConfig;
@@ -396,7 +395,7 @@ impl fmt::Display for PlayerSpec {
 }
 
 /// A player and the limits it searches with.
-pub struct Contestant<G: crate::game::Game = JungleGame> {
+pub struct Contestant<G: crate::game::Game> {
     pub player: Box<dyn Player<G>>,
     pub limits: Limits,
     /// The game clock it plays on, if any.

@@ -116,7 +116,7 @@ fn settings<G: HouseGame>(args: &ArenaArgs, config: &Config, rules: <G as MatchG
     let oracle = if config.tablebase.adjudicate { G::oracle(config).map_err(|e| anyhow::anyhow!("[tablebase] dir: {e}"))? } else { None };
     Ok(MatchSettings {
         games: args.games,
-        concurrency: args.concurrency.unwrap_or_else(|| config.arena.workers()),
+        concurrency: junglezero::arena::ArenaConfig { concurrency: args.concurrency.unwrap_or(config.arena.concurrency), ..config.arena.clone() }.workers(),
         opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
         seed: args.seed,
         rules,

@@ -1,27 +1,25 @@
 //! `junglezero bench player --model FILE`: MCTS as the protocol and `play` run it, with the
-//! network, over the alpha-beta bench positions, for several thread and minibatch counts; with
-//! `--tactics N`, each search after the alpha-beta root check of N plies (its time included).
+//! network, over the game's bench positions (Jungle's: the alpha-beta bench positions), for
+//! several thread and minibatch counts; with `--tactics N`, each search after the game's root
+//! check of N plies (its time included).
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use junglezero::alphabeta::Eval;
-use junglezero::alphabeta::bench::BENCH_FENS;
-use junglezero::entries::jungle::tactics::AlphaBetaTactics;
-use junglezero::jungle::{JungleGame, parse_fen};
+use junglezero::config::Config;
 use junglezero::mcts::MctsPlayer;
 use junglezero::nn::NetEvaluator;
+use junglezero::pipeline::RunGame;
 use junglezero::player::{Limits, Player};
 
-use crate::cli::ConfigArgs;
+use super::bench_game::BenchGame;
 
-pub fn run(model: &std::path::Path, sims: u32, combos: &[String], tactics: u32, args: &ConfigArgs) -> anyhow::Result<()> {
-    let config = super::load_config(args)?;
-    let net =
-        Arc::new(NetEvaluator::load(model, &config.hardware, <JungleGame as junglezero::game::Encode>::SHAPE).with_context(|| model.display().to_string())?);
-    let roots = BENCH_FENS.iter().map(|f| Ok(JungleGame::new(parse_fen(f)?, config.rules))).collect::<anyhow::Result<Vec<_>>>()?;
+pub fn run<G: BenchGame>(model: &std::path::Path, sims: u32, combos: &[String], tactics: u32, config: &Config) -> anyhow::Result<()> {
+    let rules = <G as RunGame>::rules(config);
+    let net = Arc::new(NetEvaluator::load(model, &config.hardware, G::SHAPE).with_context(|| model.display().to_string())?);
+    let roots = G::bench_roots(&rules)?;
     let mut out = std::io::stdout().lock();
     let mut base = None;
     for combo in combos {
@@ -37,19 +35,18 @@ pub fn run(model: &std::path::Path, sims: u32, combos: &[String], tactics: u32, 
             play_tactics: tactics,
             ..config.mcts.clone()
         };
-        let check = || AlphaBetaTactics::for_players(&config.search, Eval::new(&config.eval, config.rules), tactics);
         let mut won = 0;
         let limits = Limits { nodes: Some(u64::from(sims)), ..Limits::default() };
         let mut secs = 0.0;
         let mut agree = 0;
         for root in &roots {
-            let mut player = MctsPlayer::<JungleGame, _>::new(net.clone(), &mcts, sims).with_tactics(check());
+            let mut player = MctsPlayer::<G, _>::new(net.clone(), &mcts, sims).with_tactics(G::root_check(config, &rules, tactics)?);
             let start = Instant::now();
             let best = player.choose(root, &limits, &mut |_| {});
             // A win the check proved is played without a search.
             won += usize::from(player.last_search().is_none());
             secs += start.elapsed().as_secs_f64();
-            let mut single = MctsPlayer::<JungleGame, _>::new(net.clone(), &junglezero::mcts::MctsConfig { play_tree_reuse: false, ..config.mcts.clone() }, 64);
+            let mut single = MctsPlayer::<G, _>::new(net.clone(), &junglezero::mcts::MctsConfig { play_tree_reuse: false, ..config.mcts.clone() }, 64);
             // The same move as a small one-thread search: a sanity check, not a strength test.
             agree += usize::from(best == single.choose(root, &Limits { nodes: Some(64), ..Limits::default() }, &mut |_| {}));
         }

@@ -1,16 +1,21 @@
-//! Subcommand handlers: thin edges over the library.
+//! Subcommand handlers: thin edges over the library. Generic commands run for the game the
+//! config (or `--game`) names; what is one game's own lives in its folder (`jungle/`, `flip/`).
 
 pub mod analyse_position;
 pub mod analysis_engine;
 pub mod arena;
 pub mod average;
 pub mod bench;
+pub mod bench_agree;
+pub mod bench_game;
+pub mod bench_nn;
 pub mod bench_player;
-pub mod bench_races;
-pub mod bench_tb;
+pub mod config;
 pub mod export;
+pub mod flip;
 pub mod inspect;
 pub mod interrupt;
+pub mod jungle;
 pub mod perft;
 pub mod play;
 pub mod progress;
@@ -19,7 +24,6 @@ pub mod search;
 pub mod selfplay;
 pub mod serve;
 pub mod show;
-pub mod tb;
 pub mod tournament;
 pub mod train;
 pub mod uci;

@@ -85,7 +85,11 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
         pb.set_message(format!("{} vs {}", names[a], names[b]));
         let s = MatchSettings::<G> {
             games: plan.games,
-            concurrency: args.concurrency.map_or_else(|| config.arena.workers(), |c| c as usize),
+            concurrency: junglezero::arena::ArenaConfig {
+                concurrency: args.concurrency.map_or(config.arena.concurrency, |c| c as usize),
+                ..config.arena.clone()
+            }
+            .workers(),
             opening_plies: plan.opening_plies,
             seed: args.seed,
             rules: rules.clone(),

@@ -41,25 +41,21 @@ pub enum FlipRulesError {
     NotKeyValue(String),
 }
 
-/// Every switch of the flip game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FlipRules {
-    /// Dog ranks 4 and Wolf 3 (as in the big game).
-    pub dog_over_wolf: bool,
-    /// A player with no legal move loses ("不能走棋也为输"); off: that player passes.
-    pub no_move_loses: bool,
-    /// Plies with no flip and no capture that draw the game (0: never).
-    pub no_progress_plies: u16,
-    /// The starting layout.
-    pub setup: Setup,
-    /// Hard cap on game length in plies for self-play and matches (0: none).
-    pub max_plies: u16,
-}
-
-impl Default for FlipRules {
-    fn default() -> Self {
-        FlipRules { dog_over_wolf: false, no_move_loses: true, no_progress_plies: 40, setup: Setup::Mixed, max_plies: 0 }
+crate::settings! {
+    /// Every switch of the flip game.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct FlipRules in "flip_rules", about "The 4 x 4 flip game's rules (docs/rules.md, \"The 4 × 4 flip game\"), used when game = \"flip\"." {
+        /// Dog ranks 4 and Wolf 3 (as in the big game).
+        pub dog_over_wolf: bool = false => "Dog ranks 4 and Wolf 3";
+        /// A player with no legal move loses ("不能走棋也为输"); off: that player passes.
+        pub no_move_loses: bool = true => "a player with no legal move loses (off: passes)";
+        /// Plies with no flip and no capture that draw the game (0: never).
+        pub no_progress_plies: u16 = 40 => "plies without a flip or capture that draw the game (0: never)";
+        /// The starting layout.
+        pub setup: Setup = Setup::Mixed => "\"mixed\": all sixteen shuffled over the board; \"own_half\": each side's eight over its own two ranks";
+        /// Hard cap on game length in plies for self-play and matches (0: none).
+        pub max_plies: u16 = 0 => "hard cap on game length (0: none)";
     }
 }
 
@@ -76,6 +72,7 @@ impl FlipRules {
 
     /// Refuses switches under which a game need never end (as `[flip_rules]` of a config).
     pub fn validate(&self) -> Result<(), crate::check::ConfigError> {
+        crate::settings::Section::check_ranges(self)?;
         if self.no_progress_plies == 0 && self.max_plies == 0 {
             return Err(crate::check::ConfigError::Invalid {
                 key: "flip_rules.no_progress_plies".into(),

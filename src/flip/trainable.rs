@@ -29,6 +29,10 @@ impl Trainable for FlipGame {
         FlipGame::start(*rules)
     }
 
+    fn check_rules(rules: &FlipRules) -> Result<(), crate::check::ConfigError> {
+        rules.validate()
+    }
+
     type RootError = PositionError;
 
     fn from_root(text: &str, rules: &FlipRules) -> Result<FlipGame, PositionError> {

@@ -47,41 +47,28 @@ impl FromStr for Repetition {
     }
 }
 
-/// Every rule switch of docs/rules.md. Unknown keys are rejected when deserialising.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Rules {
-    /// Dog ranks 4 and Wolf 3.
-    pub dog_over_wolf: bool,
-    /// Rats capture each other whatever the water.
-    pub rat_captures_across_shore: bool,
-    /// The Elephant may take a Rat standing on one of the Elephant's side's traps.
-    pub elephant_takes_trapped_rat: bool,
-    /// The Elephant may take a Rat on any land square (van Rijn and Vis's rules; see the
-    /// `icga2014` preset).
-    pub elephant_takes_rat: bool,
-    /// Third-occurrence rule.
-    pub repetition: Repetition,
-    /// Plies without a capture after which the game is drawn; 0 disables.
-    pub no_capture_plies: u16,
-    /// Hard cap on game length in plies (self-play and matches); 0 disables.
-    pub max_plies: u16,
-    /// The online-play anti-chase rules 7-3 and 17-5 (docs/rules.md, "The anti-chase rules").
-    pub anti_chase: bool,
-}
-
-impl Default for Rules {
-    fn default() -> Self {
-        Rules {
-            dog_over_wolf: false,
-            rat_captures_across_shore: false,
-            elephant_takes_trapped_rat: true,
-            elephant_takes_rat: false,
-            repetition: Repetition::Forbidden,
-            no_capture_plies: 200,
-            max_plies: 0,
-            anti_chase: false,
-        }
+crate::settings! {
+    /// Every rule switch of docs/rules.md. Unknown keys are rejected when deserialising.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct Rules in "rules", about "The rules (docs/rules.md). Self-play, training, the arena and the protocol all use these." {
+        /// Dog ranks 4 and Wolf 3.
+        pub dog_over_wolf: bool = false => "Dog ranks 4 and Wolf 3";
+        /// Rats capture each other whatever the water.
+        pub rat_captures_across_shore: bool = false => "Rats take each other whatever the water";
+        /// The Elephant may take a Rat standing on one of the Elephant's side's traps.
+        pub elephant_takes_trapped_rat: bool = true => "the Elephant may take a Rat on its own side's traps";
+        /// The Elephant may take a Rat on any land square (van Rijn and Vis's rules; see the
+        /// `icga2014` preset).
+        pub elephant_takes_rat: bool = false => "the Elephant may take a Rat on any land square (the icga2014 preset)";
+        /// Third-occurrence rule.
+        pub repetition: Repetition = Repetition::Forbidden => "third occurrence: \"forbidden\" (illegal), \"draw\" or \"off\"";
+        /// Plies without a capture after which the game is drawn; 0 disables.
+        pub no_capture_plies: u16 = 200 => "plies without a capture that draw the game (0: never)";
+        /// Hard cap on game length in plies (self-play and matches); 0 disables.
+        pub max_plies: u16 = 0 => "hard cap on game length in self-play and matches (0: none; the no-capture limit ends every game)";
+        /// The online-play anti-chase rules 7-3 and 17-5 (docs/rules.md, "The anti-chase rules").
+        pub anti_chase: bool = false => "the online-play rules 7-3 and 17-5 against endless chasing (docs/rules.md, \"The anti-chase rules\")";
     }
 }
 

@@ -16,7 +16,7 @@ pub mod tree;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{ConfigError, check_memory, check_range};
+use crate::check::{ConfigError, check_memory};
 
 pub use driver::{Batch, EvalBuffers, InFlight, RoundStats, run_batched, run_plain};
 pub use evaluator::{Evaluator, Outputs};
@@ -35,101 +35,74 @@ pub enum Algorithm {
     Gumbel,
 }
 
-/// `[mcts]`: the tree search's settings (self-play, the arena and the protocol share them).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct MctsConfig {
-    /// "puct" or "gumbel".
-    pub algorithm: Algorithm,
-    /// Gumbel: root actions considered by sequential halving (m).
-    pub gumbel_considered: u32,
-    /// Gumbel: c_visit of σ(q) = (c_visit + max N) · c_scale · q̂.
-    pub gumbel_c_visit: f32,
-    /// Gumbel: c_scale of the same (values rescaled to [0, 1] among siblings).
-    pub gumbel_c_scale: f32,
-    /// Exploration constant of PUCT...
-    pub c_puct: f32,
-    /// ...growing with the parent's visits N by `c_puct_factor × ln((N + c_puct_base) /
-    /// c_puct_base)` (AlphaZero's and lc0's CPuctFactor and CPuctBase), so that long searches
-    /// keep exploring. 0 disables.
-    pub c_puct_factor: f32,
-    pub c_puct_base: f32,
-    /// First-play urgency: an unvisited child is valued at the parent's value minus this times
-    /// the square root of the policy mass already visited.
-    pub fpu_reduction: f32,
-    /// The same at the root (where noise wants wider exploration).
-    pub fpu_reduction_root: f32,
-    /// Softmax temperature applied to the policy logits.
-    pub policy_temperature: f32,
-    /// Dirichlet noise at the root of self-play searches: concentration...
-    pub dirichlet_alpha: f32,
-    /// ...and weight (0 disables).
-    pub dirichlet_fraction: f32,
-    /// Network cache entries per worker (0 disables the cache).
-    pub cache_entries: usize,
-    /// Simulations per move when playing (protocol, terminal play, arena) without a node or
-    /// time limit.
-    pub playouts: u32,
-    /// Moves-left utility (PUCT, networks with a moves-left head): a visited child's value
-    /// gains `clamp(slope × (parent plies left − child plies left), ±max_effect) × |q|` for the
-    /// side that is winning (q > 0) and loses it when losing, so search prefers the faster
-    /// win and the slower loss (lc0's moves-left head). 0 disables.
-    pub moves_left_slope: f32,
-    /// ...capped at this much value.
-    pub moves_left_max_effect: f32,
-    /// Forced playouts and policy-target pruning (KataGo): in searches with root noise, a root
-    /// child with fewer than `sqrt(k · prior · root visits)` visits is searched next, and the
-    /// recorded policy target takes those forced visits back off every child but the best
-    /// one as far as PUCT would not have spent them. k; 0 disables (KataGo's 2 is the default).
-    pub forced_playouts: f32,
-    /// Players (arena, ladder, protocol, terminal play) keep the subtree of the position the
-    /// game reached since their last search (the opponent's reply to their move) instead of
-    /// starting each move from an empty tree; a move's simulations come on top of its visits.
-    pub play_tree_reuse: bool,
-    /// A player's search threads sharing one tree (protocol, terminal play, arena players; the
-    /// protocol's `Threads`). Self-play, batched matches and analysis run many searches instead.
-    pub play_threads: usize,
-    /// Leaves each of a player's threads gathers before calling the network, kept apart by
-    /// virtual loss (the protocol's `MinibatchSize`; PUCT only, Gumbel search takes one).
-    pub play_minibatch: usize,
-    /// Players prove wins and losses in their trees (MCTS-Solver: a finished game or a table
-    /// result proves its node, a node with a won move is won, one whose moves all lose is
-    /// lost): proven-lost moves are never searched again, a proven win is played at once and
-    /// reported as `score mate N`. Self-play searches never prove.
-    pub play_solver: bool,
-    /// Players check each root with a shallow exhaustive search this many plies deep before
-    /// the tree search (for Jungle, the alpha-beta engine; a game without such a check ignores
-    /// it): a forced win it finds is played at once, moves it proves lost are never searched
-    /// (with `play_solver`). At most a tenth of a timed move goes to it. 0 disables.
-    pub play_tactics: u32,
-}
-
-impl Default for MctsConfig {
-    fn default() -> Self {
-        MctsConfig {
-            algorithm: Algorithm::Puct,
-            gumbel_considered: 16,
-            gumbel_c_visit: 50.0,
-            gumbel_c_scale: 0.1,
-            c_puct: 1.5,
-            c_puct_factor: 0.0,
-            c_puct_base: 19_652.0,
-            fpu_reduction: 0.25,
-            fpu_reduction_root: 0.1,
-            policy_temperature: 1.0,
-            dirichlet_alpha: 0.4,
-            dirichlet_fraction: 0.25,
-            cache_entries: 1 << 16,
-            playouts: 400,
-            moves_left_slope: 0.0027,
-            moves_left_max_effect: 0.0345,
-            forced_playouts: 2.0,
-            play_tree_reuse: true,
-            play_threads: 1,
-            play_minibatch: 1,
-            play_solver: true,
-            play_tactics: 0,
-        }
+crate::settings! {
+    /// `[mcts]`: the tree search's settings (self-play, the arena and the protocol share them).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct MctsConfig in "mcts", about "Monte-Carlo tree search (self-play, the arena, the protocol's Engine=mcts)." {
+        /// "puct" or "gumbel".
+        pub algorithm: Algorithm = Algorithm::Puct => "\"puct\" (AlphaZero) or \"gumbel\" (Gumbel root sampling + sequential halving, improved-policy targets; run \"gumbel\" of the training history)";
+        /// Gumbel: root actions considered by sequential halving (m).
+        pub gumbel_considered: u32 = 16 => "gumbel: root moves sampled for sequential halving (m)", range(1, 1024);
+        /// Gumbel: c_visit of σ(q) = (c_visit + max N) · c_scale · q̂.
+        pub gumbel_c_visit: f32 = 50.0 => "gumbel: c_visit of sigma(q) = (c_visit + max visits) x c_scale x q", range(0.0, 10_000.0);
+        /// Gumbel: c_scale of the same (values rescaled to [0, 1] among siblings).
+        pub gumbel_c_scale: f32 = 0.1 => "gumbel: c_scale of the same (q rescaled to [0, 1] among the siblings)", range(0.0, 100.0);
+        /// Exploration constant of PUCT...
+        pub c_puct: f32 = 1.5 => "exploration constant of PUCT", range(0.0, 100.0);
+        /// ...growing with the parent's visits N by `c_puct_factor × ln((N + c_puct_base) /
+        /// c_puct_base)` (AlphaZero's and lc0's CPuctFactor and CPuctBase), so that long searches
+        /// keep exploring. 0 disables.
+        pub c_puct_factor: f32 = 0.0 => "...growing with a node's visits N by this x ln((N + base) / base) (0: constant)", range(0.0, 100.0);
+        pub c_puct_base: f32 = 19_652.0 => "...the base of that growth (lc0's CPuctBase)", range(1.0, 1e9);
+        /// First-play urgency: an unvisited child is valued at the parent's value minus this times
+        /// the square root of the policy mass already visited.
+        pub fpu_reduction: f32 = 0.25 => "unvisited children: parent value minus this x sqrt(visited policy)", range(-2.0, 2.0);
+        /// The same at the root (where noise wants wider exploration).
+        pub fpu_reduction_root: f32 = 0.1 => "the same at the root", range(-2.0, 2.0);
+        /// Softmax temperature applied to the policy logits.
+        pub policy_temperature: f32 = 1.0 => "softmax temperature on the policy logits", range(0.05, 10.0);
+        /// Dirichlet noise at the root of self-play searches: concentration...
+        pub dirichlet_alpha: f32 = 0.4 => "root noise in self-play full searches: concentration (~10 / moves)", range(0.001, 100.0);
+        /// ...and weight (0 disables).
+        pub dirichlet_fraction: f32 = 0.25 => "...and weight (0 disables)", range(0.0, 1.0);
+        /// Network cache entries per worker (0 disables the cache).
+        pub cache_entries: usize = 1 << 16 => "network-output cache entries per worker (0 disables)", range(0, 1 << 26), option("NNCacheSize");
+        /// Simulations per move when playing (protocol, terminal play, arena) without a node or
+        /// time limit.
+        pub playouts: u32 = 400 => "simulations per move when playing without a node or time limit", range(1, 10_000_000), option("Playouts");
+        /// Moves-left utility (PUCT, networks with a moves-left head): a visited child's value
+        /// gains `clamp(slope × (parent plies left − child plies left), ±max_effect) × |q|` for the
+        /// side that is winning (q > 0) and loses it when losing, so search prefers the faster
+        /// win and the slower loss (lc0's moves-left head). 0 disables.
+        pub moves_left_slope: f32 = 0.0027 => "search with a moves-left head: a child's value gains clamp(slope x (parent - child plies left), +-max) x q (0: off)", range(0.0, 1.0);
+        /// ...capped at this much value.
+        pub moves_left_max_effect: f32 = 0.0345 => "...at most this much (the max of that clamp)", range(0.0, 1.0);
+        /// Forced playouts and policy-target pruning (KataGo): in searches with root noise, a root
+        /// child with fewer than `sqrt(k · prior · root visits)` visits is searched next, and the
+        /// recorded policy target takes those forced visits back off every child but the best
+        /// one as far as PUCT would not have spent them. k; 0 disables (KataGo's 2 is the default).
+        pub forced_playouts: f32 = 2.0 => "k of KataGo's forced playouts with policy-target pruning in full self-play searches: root children get sqrt(k x prior x visits) (0: off)", range(0.0, 100.0);
+        /// Players (arena, ladder, protocol, terminal play) keep the subtree of the position the
+        /// game reached since their last search (the opponent's reply to their move) instead of
+        /// starting each move from an empty tree; a move's simulations come on top of its visits.
+        pub play_tree_reuse: bool = true => "players keep the subtree of the position reached since their last move (an arena spec's reuse=false overrides)";
+        /// A player's search threads sharing one tree (protocol, terminal play, arena players; the
+        /// protocol's `Threads`). Self-play, batched matches and analysis run many searches instead.
+        pub play_threads: usize = 1 => "a player's threads sharing its tree", range(1, 256), option("Threads");
+        /// Leaves each of a player's threads gathers before calling the network, kept apart by
+        /// virtual loss (the protocol's `MinibatchSize`; PUCT only, Gumbel search takes one).
+        pub play_minibatch: usize = 1 => "leaves each of them sends the network at once, spread by virtual loss (the protocol's MinibatchSize; PUCT only)", range(1, 1024), option("MinibatchSize");
+        /// Players prove wins and losses in their trees (MCTS-Solver: a finished game or a table
+        /// result proves its node, a node with a won move is won, one whose moves all lose is
+        /// lost): proven-lost moves are never searched again, a proven win is played at once and
+        /// reported as `score mate N`. Self-play searches never prove.
+        pub play_solver: bool = true => "players prove won and lost positions in their trees (never search a lost move again, play a proven win at once, report `score mate N`)";
+        /// Players check each root with a shallow exhaustive search this many plies deep before
+        /// the tree search (for Jungle, the alpha-beta engine; a game without such a check ignores
+        /// it): a forced win it finds is played at once, moves it proves lost are never searched
+        /// (with `play_solver`). At most a tenth of a timed move goes to it. 0 disables.
+        pub play_tactics: u32 = 0 => "players first check each root with alpha-beta this many plies deep: a forced win is played at once, moves it refutes are proven lost (0: off)", range(0, 24);
     }
 }
 
@@ -146,28 +119,10 @@ impl MctsConfig {
 
     /// Checks the ranges, and the cache's memory for the moves a state of `G` can have.
     pub fn validate<G: crate::game::Game>(&self) -> Result<(), ConfigError> {
-        check_range("mcts.gumbel_considered", self.gumbel_considered, 1, 1024)?;
-        check_range("mcts.gumbel_c_visit", self.gumbel_c_visit, 0.0, 10_000.0)?;
-        check_range("mcts.gumbel_c_scale", self.gumbel_c_scale, 0.0, 100.0)?;
-        check_range("mcts.c_puct", self.c_puct, 0.0, 100.0)?;
-        check_range("mcts.c_puct_factor", self.c_puct_factor, 0.0, 100.0)?;
-        check_range("mcts.c_puct_base", self.c_puct_base, 1.0, 1e9)?;
-        check_range("mcts.fpu_reduction", self.fpu_reduction, -2.0, 2.0)?;
-        check_range("mcts.fpu_reduction_root", self.fpu_reduction_root, -2.0, 2.0)?;
-        check_range("mcts.policy_temperature", self.policy_temperature, 0.05, 10.0)?;
-        check_range("mcts.dirichlet_alpha", self.dirichlet_alpha, 0.001, 100.0)?;
-        check_range("mcts.dirichlet_fraction", self.dirichlet_fraction, 0.0, 1.0)?;
-        check_range("mcts.cache_entries", self.cache_entries, 0, 1 << 26)?;
+        crate::settings::Section::check_ranges(self)?;
         // Per entry: key, value, count and MAX_MOVES (action, prior) pairs (see `NnCache`).
         let entry = 8 + 4 + 4 + 2 + G::MAX_MOVES * std::mem::size_of::<(u16, f32)>();
         check_memory("mcts.cache_entries", (self.cache_entries.next_power_of_two() * entry) as u128)?;
-        check_range("mcts.playouts", self.playouts, 1, 10_000_000)?;
-        check_range("mcts.moves_left_slope", self.moves_left_slope, 0.0, 1.0)?;
-        check_range("mcts.moves_left_max_effect", self.moves_left_max_effect, 0.0, 1.0)?;
-        check_range("mcts.forced_playouts", self.forced_playouts, 0.0, 100.0)?;
-        check_range("mcts.play_threads", self.play_threads, 1, 256)?;
-        check_range("mcts.play_minibatch", self.play_minibatch, 1, 1024)?;
-        check_range("mcts.play_tactics", self.play_tactics, 0, 24)?;
         Ok(())
     }
 }

@@ -8,8 +8,10 @@ use crate::arena::spec::PlayerError;
 use crate::config::Config;
 use crate::nn::NetEvaluator;
 use crate::nn::modelfile::ModelFileError;
+use crate::pipeline::RunGame;
 use crate::player::Player;
 use crate::registry::{GameName, GameRulesError};
+use crate::settings::Setting;
 
 /// Why a `setoption` was refused.
 #[derive(Debug, thiserror::Error)]
@@ -71,24 +73,30 @@ impl Options {
         self.config
     }
 
-    /// The `option ...` lines answering `uci` in a session of `G`.
+    /// The `option ...` lines answering `uci` in a session of `G`: the protocol's own, then one
+    /// for each option a declared setting names (its type and range as declared, its value
+    /// the current one), then the game's rule switches.
     pub fn describe<G: ProtocolGame>(&self) -> Vec<String> {
-        let c = &self.config;
         let variants: String = <GameName as clap::ValueEnum>::value_variants().iter().map(|g| format!(" var {g}")).collect();
         let mut lines = vec![
             format!("option name UCI_Variant type combo default {}{variants}", G::NAME),
-            format!("option name Hash type spin default {} min 1 max 65536", c.search.hash_mb),
-            format!("option name Threads type spin default {} min 1 max 256", c.search.threads.max(c.mcts.play_threads)),
             format!("option name Engine type combo default {0} var {0} var mcts", G::ENGINE),
             "option name Model type string default <empty>".to_string(),
-            format!("option name TablebasePath type string default {}", if c.tablebase.dir.is_empty() { "<empty>" } else { &c.tablebase.dir }),
-            format!("option name Playouts type spin default {} min 1 max 10000000", c.mcts.playouts),
-            format!("option name MinibatchSize type spin default {} min 1 max 1024", c.mcts.play_minibatch),
             "option name MultiPV type spin default 1 min 1 max 64".to_string(),
             "option name UCI_ShowWDL type check default false".to_string(),
             "option name Ponder type check default false".to_string(),
-            format!("option name NNCacheSize type spin default {} min 0 max {}", c.mcts.cache_entries, 1 << 26),
         ];
+        let table = toml::Value::try_from(&self.config).ok();
+        let mut named: Vec<&str> = Vec::new();
+        for s in declared_options() {
+            let name = s.option.unwrap_or_default();
+            if named.contains(&name) {
+                continue;
+            }
+            named.push(name);
+            let value = table.as_ref().and_then(|t| t.get(s.section)).and_then(|t| t.get(s.name));
+            lines.push(option_line(&s, name, value));
+        }
         lines.extend(G::rule_options());
         lines
     }
@@ -104,16 +112,23 @@ impl Options {
                 _ => Err(OptionError::NotInRange { name: name.into(), lo, hi, value: value.into() }),
             }
         };
-        match lower.as_str() {
-            "hash" => self.config.search.hash_mb = int(1, 65536)?,
-            // Alpha-beta's lazy-SMP threads or MCTS's threads sharing its tree.
-            "threads" => {
-                let n = int(1, 256)?;
-                self.config.search.threads = n;
-                self.config.mcts.play_threads = n;
+        // An option a declared setting names: checked against its declaration, then written
+        // into the config as `--set` would write it (one option may set several settings:
+        // `Threads` is alpha-beta's and MCTS's).
+        let settings: Vec<Setting> = declared_options().into_iter().filter(|s| s.option.is_some_and(|o| o.eq_ignore_ascii_case(name))).collect();
+        if !settings.is_empty() && lower != "tablebasepath" {
+            let mut config = self.config.clone();
+            for s in &settings {
+                if let Some((lo, hi)) = s.int_range() {
+                    int(lo.max(0) as usize, hi.max(0) as usize)?;
+                }
+                config = config.with(&s.key(), value).map_err(|e| OptionError::Rejected(e.to_string()))?;
             }
-            "minibatchsize" => self.config.mcts.play_minibatch = int(1, 1024)?,
-            "playouts" => self.config.mcts.playouts = int(1, 10_000_000)? as u32,
+            config.mcts.validate::<G>().map_err(|e| OptionError::Rejected(e.to_string()))?;
+            self.config = config;
+            return Ok(Effect { rebuild_player: true, rules_changed: false });
+        }
+        match lower.as_str() {
             "multipv" => {
                 self.multipv = int(1, 64)? as u32;
                 return Ok(Effect::default());
@@ -127,12 +142,6 @@ impl Options {
                 self.ponder = check(name, value)?;
                 return Ok(Effect::default());
             }
-            "nncachesize" => {
-                self.config.mcts.cache_entries = int(0, 1 << 26)?;
-                if let Err(e) = self.config.mcts.validate::<G>() {
-                    return Err(OptionError::Rejected(e.to_string()));
-                }
-            }
             // Options come in any order: MCTS without a network yet is an error at `go`.
             "engine" => match value {
                 "mcts" => self.mcts = true,
@@ -142,11 +151,12 @@ impl Options {
             // Endgame tables (`tb build`): checked now, so a bad folder is said at once.
             "tablebasepath" => {
                 let dir = if value == "<empty>" { "" } else { value };
-                let tb = crate::tb::TablebaseConfig { dir: dir.to_string(), ..self.config.tablebase.clone() };
-                if let Err(e) = tb.open(&self.config.rules) {
+                let mut probe = self.config.clone();
+                probe.tablebase.dir = dir.to_string();
+                if let Err(e) = <G as RunGame>::oracle(&probe) {
                     return Err(OptionError::Rejected(e.to_string()));
                 }
-                self.config.tablebase = tb;
+                self.config.tablebase = probe.tablebase;
             }
             "model" => {
                 let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware, G::SHAPE)?;
@@ -188,6 +198,23 @@ impl Options {
     /// threads, or MCTS with the loaded network and the configured playouts.
     pub fn build_player<G: ProtocolGame>(&self) -> Result<Box<dyn Player<G>>, PlayerError> {
         G::build_player(&self.config, self.mcts, &self.model_path, self.network.clone())
+    }
+}
+
+/// The declared settings a protocol option sets, in the order they are declared.
+fn declared_options() -> Vec<Setting> {
+    crate::config::doc::settings().into_iter().filter(|s| s.option.is_some()).collect()
+}
+
+/// The `option` line of setting `s` under the protocol's `name`, with its current value: a
+/// yes/no is a `check`, a number a `spin` over its declared range, anything else a `string`.
+fn option_line(s: &Setting, name: &str, value: Option<&toml::Value>) -> String {
+    match (value, s.int_range()) {
+        (Some(toml::Value::Boolean(b)), _) => format!("option name {name} type check default {b}"),
+        (Some(toml::Value::Integer(v)), Some((lo, hi))) => format!("option name {name} type spin default {v} min {lo} max {hi}"),
+        (Some(toml::Value::String(t)), _) if !t.is_empty() => format!("option name {name} type string default {t}"),
+        (Some(v), _) if !matches!(v, toml::Value::String(_)) => format!("option name {name} type string default {v}"),
+        _ => format!("option name {name} type string default <empty>"),
     }
 }
 

@@ -275,7 +275,7 @@ fn markdown(run: &RunDir, d: &RunData, config_text: &str) -> String {
     let _ = writeln!(s, "- machine that wrote this report: {}", hardware());
     let _ = writeln!(s, "- {}", versions());
     if let Some(c) = &config {
-        let _ = writeln!(s, "- rules: {}", c.rules);
+        let _ = writeln!(s, "- rules: {}", c.rules.text(c.game));
     }
     let _ = writeln!(s, "\n<details><summary>config.toml</summary>\n\n```toml\n{}\n```\n</details>", config_text.trim());
     if !d.problems.is_empty() {

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use super::SelfplayConfig;
 use super::worker::{Counters, RunOptions, run};
-use crate::jungle::{JungleGame, Rules};
 use crate::mcts::{Evaluator, MctsConfig};
+use crate::trainable::Trainable;
 
 /// What the workers did in the time given.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,10 +34,10 @@ impl SelfplayRate {
 
 /// Plays self-play games from the start position for about `seconds` (games in flight at the
 /// end are dropped).
-pub fn measure<E: Evaluator<JungleGame>>(evaluator: &E, mcts: &MctsConfig, config: &SelfplayConfig, rules: Rules, seconds: f64) -> SelfplayRate {
+pub fn measure<G: Trainable, E: Evaluator<G>>(evaluator: &E, mcts: &MctsConfig, config: &SelfplayConfig, rules: G::Rules, seconds: f64) -> SelfplayRate {
     let counters = Counters::default();
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
-    let opts = RunOptions { deadline: Some(deadline), ..RunOptions::from_start(u64::MAX, 7, "bench", &rules) };
+    let opts = RunOptions { deadline: Some(deadline), ..RunOptions::<G>::from_start(u64::MAX, 7, "bench", &rules) };
     let start = Instant::now();
     if let Err(never) = run(evaluator, mcts, config, &opts, &counters, |_| Ok::<(), std::convert::Infallible>(()), || {}) {
         match never {}

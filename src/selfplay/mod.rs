@@ -12,123 +12,73 @@ pub mod worker;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{ConfigError, check_range};
+use crate::check::ConfigError;
 
 pub use worker::{Counters, RunOptions, play_plain, run};
 
-/// `[selfplay]`: how games are generated.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SelfplayConfig {
-    /// Worker threads (0: one per CPU core).
-    pub workers: usize,
-    /// Games each worker keeps in flight; their leaves form one network batch.
-    pub games_in_flight: usize,
-    /// Simulations of a full search (recorded as a policy target).
-    pub full_sims: u32,
-    /// Simulations of a fast search (played, not recorded as a target).
-    pub fast_sims: u32,
-    /// Probability that a move gets a full search (playout-cap randomisation).
-    pub full_search_prob: f32,
-    /// Move-choice temperature at the first move...
-    pub temperature_start: f32,
-    /// ...decaying towards this...
-    pub temperature_end: f32,
-    /// ...halving its distance every this many plies.
-    pub temperature_halflife: f32,
-    /// A side resigns when its search value stays below this (-1 disables resignation).
-    pub resign_threshold: f32,
-    /// ...for this many of its consecutive moves.
-    pub resign_consecutive: u32,
-    /// Fraction of games played out with resignation disabled, to measure false resignations.
-    /// Draw adjudication is off in those games too.
-    pub resign_playout_fraction: f32,
-    /// From this ply on (0: never), a game whose search values stayed within
-    /// ±`draw_value` for `draw_plies` consecutive plies ends as a draw (`Reason::Adjudication`):
-    /// level shuffles stop before the ply cap.
-    pub draw_after_plies: u32,
-    pub draw_value: f32,
-    pub draw_plies: u32,
-    /// Games per shard file.
-    pub games_per_shard: usize,
-    /// Keep the chosen move's subtree for the next search.
-    pub tree_reuse: bool,
-    /// Weight of the handcrafted evaluation in the leaf values while the best network is
-    /// generation 0 (see `selfplay::bootstrap`); 0 disables the blend.
-    pub heuristic_weight: f32,
-    /// The weight falls linearly to 0 once this many generations have been promoted.
-    pub heuristic_generations: u32,
-    /// Evaluation score (centi-units, a Dog is ~300) mapped to a value of tanh(1) ~ 0.76.
-    pub heuristic_scale: f32,
-    /// Once a game has this many plies the alpha-beta teacher plays both sides to the end,
-    /// its moves recorded with teacher targets (0: never; see `teacher::Finisher`).
-    pub finish_after_plies: u32,
-    /// Search depth of that teacher (each legal move scored to this depth).
-    pub finish_depth: u32,
-    /// Send the workers' batches to one inference thread that merges them into larger network
-    /// calls (`mcts::server`); for GPUs, where only large batches are cheap per position.
-    pub inference_server: bool,
-    /// The server calls the network once this many positions wait...
-    pub inference_max_batch: usize,
-    /// ...or once every worker has a batch waiting, or after this many microseconds.
-    pub inference_wait_us: u64,
-}
-
-impl Default for SelfplayConfig {
-    fn default() -> Self {
-        SelfplayConfig {
-            workers: 0,
-            games_in_flight: 64,
-            full_sims: 100,
-            fast_sims: 25,
-            full_search_prob: 0.25,
-            temperature_start: 1.0,
-            temperature_end: 0.1,
-            temperature_halflife: 15.0,
-            resign_threshold: -0.95,
-            resign_consecutive: 3,
-            resign_playout_fraction: 0.1,
-            draw_after_plies: 0,
-            draw_value: 0.1,
-            draw_plies: 40,
-            games_per_shard: 32,
-            tree_reuse: true,
-            heuristic_weight: 0.0,
-            heuristic_generations: 10,
-            heuristic_scale: 500.0,
-            finish_after_plies: 0,
-            finish_depth: 4,
-            inference_server: false,
-            inference_max_batch: 4096,
-            inference_wait_us: 1000,
-        }
+crate::settings! {
+    /// `[selfplay]`: how games are generated.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct SelfplayConfig in "selfplay", about "Self-play: how games are generated." {
+        /// Worker threads (0: one per CPU core).
+        pub workers: usize = 0 => "worker threads (0: one per CPU core)", range(0, 1024);
+        /// Games each worker keeps in flight; their leaves form one network batch.
+        pub games_in_flight: usize = 64 => "games per worker; their leaves form one network batch", range(1, 65_536);
+        /// Simulations of a full search (recorded as a policy target).
+        pub full_sims: u32 = 100 => "simulations of a full search (recorded as a training target)", range(1, 1_000_000);
+        /// Simulations of a fast search (played, not recorded as a target).
+        pub fast_sims: u32 = 25 => "simulations of a fast search (played, not recorded)", range(1, 1_000_000);
+        /// Probability that a move gets a full search (playout-cap randomisation).
+        pub full_search_prob: f32 = 0.25 => "probability of a full search per move (playout-cap randomisation)", range(0.0, 1.0);
+        /// Move-choice temperature at the first move...
+        pub temperature_start: f32 = 1.0 => "move-choice temperature at the first move", range(0.0, 10.0);
+        /// ...decaying towards this...
+        pub temperature_end: f32 = 0.1 => "the temperature it decays towards", range(0.0, 10.0);
+        /// ...halving its distance every this many plies.
+        pub temperature_halflife: f32 = 15.0 => "plies that halve the distance between them", range(0.1, 10_000.0);
+        /// A side resigns when its search value stays below this (-1 disables resignation).
+        pub resign_threshold: f32 = -0.95 => "resign when the search value stays below this (-1 disables)", range(-1.0, 1.0);
+        /// ...for this many of its consecutive moves.
+        pub resign_consecutive: u32 = 3 => "...for this many of the side's consecutive moves", range(1, 1000);
+        /// Fraction of games played out with resignation disabled, to measure false resignations.
+        /// Draw adjudication is off in those games too.
+        pub resign_playout_fraction: f32 = 0.1 => "fraction of games played out anyway, to measure false resigns", range(0.0, 1.0);
+        /// From this ply on (0: never), a game whose search values stayed within
+        /// ±`draw_value` for `draw_plies` consecutive plies ends as a draw (`Reason::Adjudication`):
+        /// level shuffles stop before the ply cap.
+        pub draw_after_plies: u32 = 0 => "self-play adjudicates a draw from this ply on (0: never)...", range(0, 100_000);
+        pub draw_value: f32 = 0.1 => "...once the search values stayed within +- this...", range(0.0, 1.0);
+        pub draw_plies: u32 = 40 => "...for this many consecutive plies (not in the games played out to measure resignations)", range(1, 100_000);
+        /// Games per shard file.
+        pub games_per_shard: usize = 32 => "games per shard file (a kill loses at most this many games)", range(1, 1_000_000);
+        /// Keep the chosen move's subtree for the next search.
+        pub tree_reuse: bool = true => "keep the chosen move's subtree for the next search";
+        /// Weight of the handcrafted evaluation in the leaf values while the best network is
+        /// generation 0 (see `selfplay::bootstrap`); 0 disables the blend.
+        pub heuristic_weight: f32 = 0.0 => "leaf value = (1-w) x network + w x tanh(eval / scale) while the best network is young (0 disables; with teacher.games = 0, a pure zero run)", range(0.0, 1.0);
+        /// The weight falls linearly to 0 once this many generations have been promoted.
+        pub heuristic_generations: u32 = 10 => "w falls linearly to 0 over this many promoted generations", range(1, 1_000_000);
+        /// Evaluation score (centi-units, a Dog is ~300) mapped to a value of tanh(1) ~ 0.76.
+        pub heuristic_scale: f32 = 500.0 => "handcrafted score (a Dog ~ 300) giving tanh(1) = 0.76", range(1.0, 100_000.0);
+        /// Once a game has this many plies the alpha-beta teacher plays both sides to the end,
+        /// its moves recorded with teacher targets (0: never; see `teacher::Finisher`).
+        pub finish_after_plies: u32 = 0 => "after this many plies the alpha-beta teacher plays both sides to the end, its moves recorded with teacher targets (0: never)", range(0, 100_000);
+        /// Search depth of that teacher (each legal move scored to this depth).
+        pub finish_depth: u32 = 4 => "...scoring every legal move with a search this deep", range(1, 32);
+        /// Send the workers' batches to one inference thread that merges them into larger network
+        /// calls (`mcts::server`); for GPUs, where only large batches are cheap per position.
+        pub inference_server: bool = false => "workers send their batches to one inference thread that merges them into larger network calls (for GPUs; slower on the CPU)";
+        /// The server calls the network once this many positions wait...
+        pub inference_max_batch: usize = 4096 => "...which calls the network once this many positions wait...", range(1, 1 << 20);
+        /// ...or once every worker has a batch waiting, or after this many microseconds.
+        pub inference_wait_us: u64 = 1000 => "...or every worker has a batch waiting, or after this many us", range(0, 10_000_000);
     }
 }
 
 impl SelfplayConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("selfplay.workers", self.workers, 0, 1024)?;
-        check_range("selfplay.games_in_flight", self.games_in_flight, 1, 65_536)?;
-        check_range("selfplay.full_sims", self.full_sims, 1, 1_000_000)?;
-        check_range("selfplay.fast_sims", self.fast_sims, 1, 1_000_000)?;
-        check_range("selfplay.full_search_prob", self.full_search_prob, 0.0, 1.0)?;
-        check_range("selfplay.temperature_start", self.temperature_start, 0.0, 10.0)?;
-        check_range("selfplay.temperature_end", self.temperature_end, 0.0, 10.0)?;
-        check_range("selfplay.temperature_halflife", self.temperature_halflife, 0.1, 10_000.0)?;
-        check_range("selfplay.resign_threshold", self.resign_threshold, -1.0, 1.0)?;
-        check_range("selfplay.resign_consecutive", self.resign_consecutive, 1, 1000)?;
-        check_range("selfplay.resign_playout_fraction", self.resign_playout_fraction, 0.0, 1.0)?;
-        check_range("selfplay.draw_after_plies", self.draw_after_plies, 0, 100_000)?;
-        check_range("selfplay.draw_value", self.draw_value, 0.0, 1.0)?;
-        check_range("selfplay.draw_plies", self.draw_plies, 1, 100_000)?;
-        check_range("selfplay.games_per_shard", self.games_per_shard, 1, 1_000_000)?;
-        check_range("selfplay.heuristic_weight", self.heuristic_weight, 0.0, 1.0)?;
-        check_range("selfplay.heuristic_generations", self.heuristic_generations, 1, 1_000_000)?;
-        check_range("selfplay.heuristic_scale", self.heuristic_scale, 1.0, 100_000.0)?;
-        check_range("selfplay.finish_after_plies", self.finish_after_plies, 0, 100_000)?;
-        check_range("selfplay.finish_depth", self.finish_depth, 1, 32)?;
-        check_range("selfplay.inference_max_batch", self.inference_max_batch, 1, 1 << 20)?;
-        check_range("selfplay.inference_wait_us", self.inference_wait_us, 0, 10_000_000)?;
+        crate::settings::Section::check_ranges(self)?;
         Ok(())
     }
 

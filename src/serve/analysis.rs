@@ -9,10 +9,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::ApiError;
-use crate::alphabeta::{Engine, Eval, Info, Score};
-use crate::config::Config;
 use crate::game::Encode;
-use crate::jungle::{JungleGame, Move};
 use crate::mcts::oracle::Oracle;
 use crate::mcts::{Batch, Evaluator, MctsConfig, Search};
 use crate::nn::NetEvaluator;
@@ -25,8 +22,6 @@ pub const MAX_SIMS: u32 = 50_000;
 pub const MAX_MOVETIME_MS: u64 = 30_000;
 /// The deepest alpha-beta search one request may ask for.
 pub const MAX_DEPTH: u32 = 40;
-/// The alpha-beta engine's hash table for one request.
-const HASH_MB: usize = 32;
 
 /// A search budget as a request gives it, checked against the caps.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -223,7 +218,7 @@ pub fn run_mcts<G: Encode>(
     view
 }
 
-/// One alpha-beta iteration's result.
+/// One alpha-beta iteration's result (each game's entry runs its own engine and fills it in).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct AlphaBetaView {
     pub depth: u32,
@@ -236,45 +231,4 @@ pub struct AlphaBetaView {
     pub time_ms: u64,
     pub pv: Vec<String>,
     pub best: Option<String>,
-}
-
-impl AlphaBetaView {
-    fn of(depth: u32, seldepth: u32, score: Score, nodes: u64, time: Duration, pv: &[Move]) -> AlphaBetaView {
-        let (cp, mate) = match score {
-            Score::Cp(c) => (Some(c), None),
-            Score::Mate(m) => (None, Some(m)),
-        };
-        AlphaBetaView {
-            depth,
-            seldepth,
-            score: score.to_string(),
-            cp,
-            mate,
-            nodes,
-            time_ms: time.as_millis() as u64,
-            pv: pv.iter().map(|m| m.to_string()).collect(),
-            best: pv.first().map(|m| m.to_string()),
-        }
-    }
-}
-
-/// Runs the alpha-beta engine on `game` within `limits`, stopped by `stop`; `report` sees each
-/// completed iteration (returning false stops the search). Returns the final result.
-pub fn run_alphabeta(
-    config: &Config,
-    game: &JungleGame,
-    limits: &Limits,
-    stop: Arc<AtomicBool>,
-    report: &mut dyn FnMut(&AlphaBetaView) -> bool,
-) -> AlphaBetaView {
-    let search = crate::alphabeta::SearchConfig { hash_mb: config.search.hash_mb.min(HASH_MB), threads: 1, ..config.search.clone() };
-    let mut engine = Engine::new(&search, Eval::new(&config.eval, *game.rules())).with_stop(stop.clone());
-    let r = engine.search(game, limits, &mut |info: &Info| {
-        if !report(&AlphaBetaView::of(info.depth, info.seldepth, info.score, info.nodes, info.time, &info.pv)) {
-            stop.store(true, Ordering::Relaxed);
-        }
-    });
-    let mut view = AlphaBetaView::of(r.depth, r.depth, r.score, r.nodes, r.time, &r.pv);
-    view.best = r.best.map(|m| m.to_string());
-    view
 }

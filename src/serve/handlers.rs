@@ -16,9 +16,10 @@ use super::analysis::{AlphaBetaView, Budget, MAX_DEPTH, MAX_MOVETIME_MS, MAX_SIM
 use super::position::{PositionRequest, PositionView};
 use super::records::{RecordView, parse_records};
 use super::{ApiError, ServeState};
-use crate::jungle::START_FEN;
 use crate::nn::NetEvaluator;
+use crate::pipeline::RunGame;
 use crate::registry::GameName;
+use crate::trainable::Trainable;
 
 type AppState = State<Arc<ServeState>>;
 
@@ -29,6 +30,7 @@ pub struct InfoView {
     pub model: Option<String>,
     /// The game the network plays (`jungle` or `flip`).
     pub model_game: Option<GameName>,
+    /// The rules and start of the game a request plays when it names none.
     pub rules: String,
     pub start_fen: String,
     /// Whether `/report/` serves a run's report.
@@ -39,12 +41,16 @@ pub struct InfoView {
 }
 
 pub async fn info(State(st): AppState) -> Json<InfoView> {
+    let (rules, start_fen) = crate::with_game!(GameName::default(), G => {
+        let rules = <G as RunGame>::rules(&st.config);
+        (rules.to_string(), <G as Trainable>::root_text(&<G as Trainable>::start_under(&rules)))
+    });
     Json(InfoView {
         version: env!("CARGO_PKG_VERSION").to_string(),
         model: st.model_name.clone(),
         model_game: st.network_game,
-        rules: st.config.rules.to_string(),
-        start_fen: START_FEN.to_string(),
+        rules,
+        start_fen,
         report: st.report_dir.is_some(),
         max_sims: MAX_SIMS,
         max_depth: MAX_DEPTH,
@@ -79,9 +85,18 @@ pub trait Board: Send {
     fn alphabeta(&self, st: &ServeState, budget: Budget, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView;
 }
 
-/// What the page needs of a game: the board a request describes.
-pub trait ServeGame {
-    fn board(st: &ServeState, req: &PositionRequest) -> Result<Box<dyn Board>, ApiError>;
+/// What the page needs of a game: the board a position describes, a request's or one of an
+/// uploaded record's games.
+pub trait ServeGame: RunGame {
+    /// The board after `moves` (as the protocol writes them) from `root` (none or empty: the
+    /// usual start) under `rules` with the switches `spec` (`key=value,...`) over them; each
+    /// move that is not legal is named in the error.
+    fn replay<S: AsRef<str>>(rules: <Self as Trainable>::Rules, root: Option<&str>, moves: &[S], spec: Option<&str>) -> Result<Box<dyn Board>, ApiError>;
+
+    /// The board a request describes, under the server's rules.
+    fn board(st: &ServeState, req: &PositionRequest) -> Result<Box<dyn Board>, ApiError> {
+        Self::replay(<Self as RunGame>::rules(&st.config), req.fen.as_deref(), &req.moves, req.rules.as_deref())
+    }
 }
 
 /// The board of the game a request names.
@@ -336,7 +351,8 @@ pub struct RecordsReply {
     pub games: Vec<RecordView>,
 }
 
-/// The games in the uploaded file (PGN text or a self-play shard). An upload that says it is
+/// The games in the uploaded file (PGN text or a self-play shard), as games of the game a
+/// request plays when it names none, under the server's rules. An upload that says it is
 /// larger than [`super::MAX_UPLOAD`] is refused before its body is read; one that turns out
 /// larger is refused when it passes the limit.
 pub async fn records(State(st): AppState, headers: axum::http::HeaderMap, body: axum::body::Body) -> Result<Json<RecordsReply>, ApiError> {
@@ -354,8 +370,11 @@ pub async fn records(State(st): AppState, headers: axum::http::HeaderMap, body: 
         let over = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source()).any(|e| e.to_string().contains("length limit"));
         if over { too_large() } else { ApiError::bad(format!("the upload was not read: {e}")) }
     })?;
-    let rules = st.config.rules;
-    let games = tokio::task::spawn_blocking(move || parse_records(&body, rules)).await.map_err(|_| ApiError::internal("reading the records failed"))??;
+    let games = crate::with_game!(GameName::default(), G => {
+        let rules = <G as RunGame>::rules(&st.config);
+        tokio::task::spawn_blocking(move || parse_records::<G>(&body, rules)).await
+    })
+    .map_err(|_| ApiError::internal("reading the records failed"))??;
     Ok(Json(RecordsReply { games }))
 }
 

@@ -1,11 +1,11 @@
 //! A position as the page asks for it (start FEN, moves played, rule switches) and as the page
-//! draws it (pieces, legal moves, the result).
+//! draws it (pieces, legal moves, the result). Each game's entry reads the request and fills in
+//! the view.
 
 use serde::{Deserialize, Serialize};
 
 use super::ApiError;
-use crate::game::{Game, Outcome, Turn};
-use crate::jungle::{JungleGame, Kind, Rules, Side, describe_outcome, parse_fen};
+use crate::animals::{Kind, Side};
 use crate::registry::GameName;
 use crate::switches::Switches;
 
@@ -27,30 +27,6 @@ pub struct PositionRequest {
     pub moves: Vec<String>,
     #[serde(default)]
     pub rules: Option<String>,
-}
-
-impl PositionRequest {
-    /// The game it describes, under `base` rules with the request's switches applied.
-    pub fn game(&self, base: Rules) -> Result<JungleGame, ApiError> {
-        game_of(base, self.fen.as_deref(), &self.moves, self.rules.as_deref())
-    }
-}
-
-/// The game from `fen` (none or empty: the start) after `moves`, each named in the error when
-/// it is not legal.
-pub fn game_of<S: AsRef<str>>(base: Rules, fen: Option<&str>, moves: &[S], rules: Option<&str>) -> Result<JungleGame, ApiError> {
-    let r = with_overrides(base, rules)?;
-    let root = match fen.map(str::trim).filter(|f| !f.is_empty()) {
-        None => crate::jungle::Position::start(),
-        Some(f) => parse_fen(f).map_err(|e| ApiError::bad(format!("bad FEN: {e}")))?,
-    };
-    check_length(moves.len())?;
-    let mut game = JungleGame::new(root, r);
-    for (i, text) in moves.iter().enumerate() {
-        let text = text.as_ref();
-        game.play_text(text).map_err(|e| ApiError::bad(format!("move {} ('{text}'): {e}", i + 1)))?;
-    }
-    Ok(game)
 }
 
 /// `base` with a request's rule switches (`key=value,...`; none, empty or `default`: as is).
@@ -115,12 +91,6 @@ impl PieceView {
     }
 }
 
-impl ResultView {
-    pub fn of(o: &Outcome) -> ResultView {
-        ResultView { winner: o.winner.map(|p| side_name(Side::from_player(p)).to_string()), reason: o.reason.name().to_string(), text: describe_outcome(o) }
-    }
-}
-
 /// Everything the page draws for a position.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct PositionView {
@@ -144,34 +114,6 @@ pub struct PositionView {
     pub result: Option<ResultView>,
     /// The flip game's face-down squares, hidden pool and colours.
     pub flip: Option<FlipExtra>,
-}
-
-impl PositionView {
-    pub fn of(game: &JungleGame) -> PositionView {
-        let pos = game.position();
-        let rules = game.rules();
-        let pieces = pos.pieces().map(|(sq, p)| PieceView::new(sq.to_string(), p.side(), p.kind(), p.letter(), rules.dog_over_wolf)).collect();
-        let result = match game.turn() {
-            Turn::Over(o) => Some(ResultView::of(&o)),
-            _ => None,
-        };
-        let legal = if result.is_some() { Vec::new() } else { game.legal_moves().iter().map(|m| m.to_string()).collect() };
-        PositionView {
-            game: "jungle".into(),
-            root_fen: crate::jungle::fen(game.root()),
-            fen: game.fen(),
-            moves: game.moves().iter().map(|m| m.to_string()).collect(),
-            rules: rules.to_string(),
-            side_to_move: side_name(game.side_to_move()).to_string(),
-            ply: pos.ply(),
-            halfmove: pos.halfmove(),
-            pieces,
-            legal,
-            last_move: game.moves().last().map(|m| m.to_string()),
-            result,
-            flip: None,
-        }
-    }
 }
 
 /// What the page draws beside the flip game's board.

@@ -5,10 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::ApiError;
-use super::position::{ResultView, game_of};
-use crate::game::{Game, Turn};
-use crate::jungle::{JungleGame, Rules, START_FEN};
+use super::handlers::{Board, ServeGame};
+use super::position::ResultView;
 use crate::selfplay::record::{SHARD_FORMAT, decode_shard};
+use crate::trainable::Trainable;
 
 /// The most games one upload may hold.
 pub const MAX_GAMES: usize = 20_000;
@@ -25,17 +25,18 @@ pub struct RecordView {
     pub result: Option<ResultView>,
 }
 
-/// The games in `bytes`: a self-play shard when it starts with the shard magic, else PGN text.
-pub fn parse_records(bytes: &[u8], base: Rules) -> Result<Vec<RecordView>, ApiError> {
+/// The games of `G` in `bytes`: a self-play shard when it starts with the shard magic, else PGN
+/// text (played under `base` with each game's `Rules` tag over them).
+pub fn parse_records<G: ServeGame>(bytes: &[u8], base: <G as Trainable>::Rules) -> Result<Vec<RecordView>, ApiError> {
     if bytes.starts_with(&SHARD_FORMAT.magic) {
-        return shard_records(bytes);
+        return shard_records::<G>(bytes);
     }
     let text = std::str::from_utf8(bytes).map_err(|_| ApiError::bad("the file is neither a self-play shard nor PGN text (not UTF-8)"))?;
-    pgn_records(text, base)
+    pgn_records::<G>(text, &base)
 }
 
-fn shard_records(bytes: &[u8]) -> Result<Vec<RecordView>, ApiError> {
-    let games = decode_shard::<JungleGame>(bytes).map_err(|e| ApiError::bad(format!("bad self-play shard: {e}")))?;
+fn shard_records<G: ServeGame>(bytes: &[u8]) -> Result<Vec<RecordView>, ApiError> {
+    let games = decode_shard::<G>(bytes).map_err(|e| ApiError::bad(format!("bad self-play shard: {e}")))?;
     if games.len() > MAX_GAMES {
         return Err(ApiError::bad(format!("the shard holds {} games, more than {MAX_GAMES}", games.len())));
     }
@@ -44,24 +45,23 @@ fn shard_records(bytes: &[u8]) -> Result<Vec<RecordView>, ApiError> {
         .enumerate()
         .map(|(i, g)| {
             let moves: Vec<String> = g.moves.iter().map(|m| m.mv.to_string()).collect();
-            let game = game_of(g.rules, Some(&g.root), &moves, None).map_err(|e| ApiError::bad(format!("shard game {}: {}", i + 1, e.message)))?;
-            Ok(view(format!("self-play {} ({}, seed {})", i + 1, g.model_id, g.seed), &game))
+            let board =
+                G::replay(g.rules.clone(), Some(g.root.as_str()), &moves, None).map_err(|e| ApiError::bad(format!("shard game {}: {}", i + 1, e.message)))?;
+            Ok(view(format!("self-play {} ({}, seed {})", i + 1, g.model_id, g.seed), &*board))
         })
         .collect()
 }
 
-fn view(title: String, game: &JungleGame) -> RecordView {
-    let result = match game.turn() {
-        Turn::Over(o) => Some(ResultView::of(&o)),
-        _ => None,
-    };
-    let outcome = result.as_ref().map_or("unfinished".to_string(), |r| r.text.clone());
+/// The record of the game on `board`, as the page draws it.
+fn view(title: String, board: &dyn Board) -> RecordView {
+    let position = board.view();
+    let outcome = position.result.as_ref().map_or("unfinished".to_string(), |r| r.text.clone());
     RecordView {
-        title: format!("{title}: {} plies, {outcome}", game.moves().len()),
-        fen: crate::jungle::fen(game.root()),
-        rules: game.rules().to_string(),
-        moves: game.moves().iter().map(|m| m.to_string()).collect(),
-        result,
+        title: format!("{title}: {} plies, {outcome}", position.moves.len()),
+        fen: position.root_fen,
+        rules: position.rules,
+        moves: position.moves,
+        result: position.result,
     }
 }
 
@@ -85,7 +85,7 @@ impl RawGame {
 }
 
 /// PGN games: tag pairs, then move text (move numbers, results and `{comments}` skipped).
-fn pgn_records(text: &str, base: Rules) -> Result<Vec<RecordView>, ApiError> {
+fn pgn_records<G: ServeGame>(text: &str, base: &<G as Trainable>::Rules) -> Result<Vec<RecordView>, ApiError> {
     let mut raw = Vec::new();
     let mut cur = RawGame::default();
     let mut in_comment = false;
@@ -125,19 +125,21 @@ fn pgn_records(text: &str, base: Rules) -> Result<Vec<RecordView>, ApiError> {
     if raw.is_empty() {
         return Err(ApiError::bad("no game found: expected PGN tags and moves, or a self-play shard"));
     }
-    raw.iter().enumerate().map(|(i, g)| pgn_game(i, g, base)).collect()
+    raw.iter().enumerate().map(|(i, g)| pgn_game::<G>(i, g, base)).collect()
 }
 
-fn pgn_game(i: usize, g: &RawGame, base: Rules) -> Result<RecordView, ApiError> {
+/// One PGN game: from its `FEN` tag (none: the usual start), under `base` with its `Rules` tag
+/// over them.
+fn pgn_game<G: ServeGame>(i: usize, g: &RawGame, base: &<G as Trainable>::Rules) -> Result<RecordView, ApiError> {
     let moves: Vec<&str> = g.tokens.iter().map(String::as_str).filter(|t| !is_move_number(t) && !is_result(t)).collect();
-    let fen = g.tag("FEN").unwrap_or(START_FEN);
-    let game = game_of(base, Some(fen), &moves, g.tag("Rules")).map_err(|e| ApiError::bad(format!("game {} (line {}): {}", i + 1, g.line, e.message)))?;
+    let board =
+        G::replay(base.clone(), g.tag("FEN"), &moves, g.tag("Rules")).map_err(|e| ApiError::bad(format!("game {} (line {}): {}", i + 1, g.line, e.message)))?;
     let who = match (g.tag("White"), g.tag("Black")) {
         (Some(w), Some(b)) => format!("{w} – {b}"),
         _ => format!("game {}", i + 1),
     };
     let round = g.tag("Round").map_or(String::new(), |r| format!("round {r}, "));
-    Ok(view(format!("{round}{who}"), &game))
+    Ok(view(format!("{round}{who}"), &*board))
 }
 
 /// `[Key "value"]` with `\"` and `\\` escapes.

@@ -35,21 +35,17 @@ pub fn table_rules(r: &Rules) -> Rules {
     }
 }
 
-/// `[tablebase]`: where the tables are and who uses them.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TablebaseConfig {
-    /// The tables' folder ("": none).
-    pub dir: String,
-    /// Self-play ends a game at its first tablebase position, with the tables' result.
-    pub selfplay: bool,
-    /// Matches (arena, tournament, gate, ladder) do the same (termination `tablebase`).
-    pub adjudicate: bool,
-}
-
-impl Default for TablebaseConfig {
-    fn default() -> Self {
-        TablebaseConfig { dir: String::new(), selfplay: true, adjudicate: true }
+crate::settings! {
+    /// `[tablebase]`: where the tables are and who uses them.
+    #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct TablebaseConfig in "tablebase", about "Endgame tablebases (`junglezero tb build`, docs/tablebases.md): with a folder of tables, alpha-beta and MCTS players value every position they hold exactly, and self-play and matches end a game at its first such position with its exact result." {
+        /// The tables' folder ("": none).
+        pub dir: String = String::new() => "the tables' folder (\"\": none)", option("TablebasePath");
+        /// Self-play ends a game at its first tablebase position, with the tables' result.
+        pub selfplay: bool = true => "self-play ends games at tablebase positions (with dir set)";
+        /// Matches (arena, tournament, gate, ladder) do the same (termination `tablebase`).
+        pub adjudicate: bool = true => "matches (arena, gate, ladder) do too (termination \"tablebase\")";
     }
 }
 

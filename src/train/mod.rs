@@ -11,7 +11,7 @@ pub mod trainer;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{ConfigError, check_range};
+use crate::check::ConfigError;
 
 /// Which optimiser updates the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,106 +22,74 @@ pub enum OptimizerKind {
     AdamW,
 }
 
-/// `[train]`: the learning loop.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TrainConfig {
-    /// Generations `train` runs before it stops (0: until interrupted). A restart continues
-    /// the count.
-    pub iterations: u64,
-    /// Stop after this many minutes of this invocation (0: no limit); checked between stages.
-    pub time_limit_minutes: f64,
-    /// Self-play games per generation.
-    pub games_per_iteration: u64,
-    /// Positions per training batch.
-    pub batch_size: usize,
-    /// Training samples drawn per new self-play sample: the number of steps per generation is
-    /// this times the new samples divided by the batch size.
-    pub samples_per_new_sample: f64,
-    /// The same for the alpha-beta teacher's games (trained on before generation 1), so the
-    /// first network's training and the self-play generations' can be sized apart.
-    pub samples_per_teacher_sample: f64,
-    /// The replay window holds at least this many samples...
-    pub window_min: usize,
-    /// ...and grows with the total N as `window_min * (1 + scale * ((N / window_min)^exponent
-    /// - 1) / exponent)` (KataGo's scheme).
-    pub window_exponent: f64,
-    pub window_scale: f64,
-    /// `sgd` (Nesterov momentum) or `adamw`.
-    pub optimizer: OptimizerKind,
-    /// Learning rate after warm-up.
-    pub lr: f64,
-    /// SGD momentum.
-    pub momentum: f64,
-    /// Weight decay (L2 for SGD, decoupled for AdamW).
-    pub weight_decay: f64,
-    /// Steps of linear warm-up from 0 to `lr`.
-    pub lr_warmup_steps: u64,
-    /// The learning rate is multiplied by `lr_decay` every `lr_decay_steps` steps (0: never).
-    pub lr_decay: f64,
-    pub lr_decay_steps: u64,
-    /// A timed invocation (`time_limit_minutes` > 0) trains its last `lr_final_fraction` of
-    /// the time with the learning rate multiplied by `lr_final_factor` (0: no final phase).
-    /// Unlike `lr_decay_steps` it does not depend on how many steps the machine manages.
-    pub lr_final_fraction: f64,
-    pub lr_final_factor: f64,
-    /// Each generation's candidate is an exponential moving average of the trained weights
-    /// over generations: this times the previous generation's network plus the rest times the
-    /// weights just trained (KataGo's averaged snapshots; 0: the trained weights alone).
-    /// Training always continues from the trained weights.
-    pub average_decay: f64,
-    /// Weight of the value loss against the policy loss.
-    pub value_loss_weight: f64,
-    /// Weight of the moves-left head's Huber loss (networks with `model.moves_left`).
-    pub moves_left_loss_weight: f64,
-    /// Weight of the opponent-policy head's cross-entropy (networks with
-    /// `model.opponent_policy`; KataGo uses 0.15).
-    pub opponent_policy_loss_weight: f64,
-    /// Weight of the short-term value head's squared error (networks with `model.short_value`).
-    pub short_value_loss_weight: f64,
-    /// Value target: this fraction of the search's root value q (as win/draw/loss
-    /// probabilities) mixed with the game's result z (lc0's q_ratio; 0: the result alone).
-    pub value_q_ratio: f32,
-    /// Mirror half the training positions left-right (the rules are symmetric).
-    pub mirror: bool,
-    /// Write training metrics every this many steps.
-    pub log_every_steps: u64,
-    /// Seed of the run's random numbers (0: taken from the clock when the run is created).
-    #[serde(with = "crate::check::wide_u64")]
-    pub seed: u64,
-}
-
-impl Default for TrainConfig {
-    fn default() -> Self {
-        TrainConfig {
-            iterations: 0,
-            time_limit_minutes: 0.0,
-            games_per_iteration: 48,
-            batch_size: 256,
-            samples_per_new_sample: 8.0,
-            samples_per_teacher_sample: 4.0,
-            window_min: 25_000,
-            window_exponent: 0.75,
-            window_scale: 0.4,
-            optimizer: OptimizerKind::Sgd,
-            lr: 0.02,
-            momentum: 0.9,
-            weight_decay: 1e-4,
-            lr_warmup_steps: 50,
-            lr_decay: 1.0,
-            lr_decay_steps: 0,
-            lr_final_fraction: 0.0,
-            lr_final_factor: 1.0,
-            average_decay: 0.0,
-            value_loss_weight: 1.0,
-            moves_left_loss_weight: 0.1,
-            opponent_policy_loss_weight: 0.15,
-            short_value_loss_weight: 0.5,
-            value_q_ratio: 0.75,
-            mirror: true,
-            log_every_steps: 10,
-            seed: 0,
-        }
+crate::settings! {
+    /// `[train]`: the learning loop.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct TrainConfig in "train", about "The learning loop." {
+        /// Generations `train` runs before it stops (0: until interrupted). A restart continues
+        /// the count.
+        pub iterations: u64 = 0 => "generations before stopping (0: until interrupted)", range(0, 100_000_000);
+        /// Stop after this many minutes of this invocation (0: no limit); checked between stages.
+        pub time_limit_minutes: f64 = 0.0 => "stop after this many minutes of this invocation (0: no limit)", range(0.0, 1e7);
+        /// Self-play games per generation.
+        pub games_per_iteration: u64 = 48 => "self-play games per generation", range(1, 10_000_000);
+        /// Positions per training batch.
+        pub batch_size: usize = 256 => "positions per training step", range(1, 65_536);
+        /// Training samples drawn per new self-play sample: the number of steps per generation is
+        /// this times the new samples divided by the batch size.
+        pub samples_per_new_sample: f64 = 8.0 => "training samples drawn per new self-play sample", range(0.0, 1000.0);
+        /// The same for the alpha-beta teacher's games (trained on before generation 1), so the
+        /// first network's training and the self-play generations' can be sized apart.
+        pub samples_per_teacher_sample: f64 = 4.0 => "...and per teacher sample (the first network's training)", range(0.0, 1000.0);
+        /// The replay window holds at least this many samples...
+        pub window_min: usize = 25_000 => "the replay window holds at least this many samples...", range(1, 100_000_000);
+        /// ...and grows with the total N as `window_min * (1 + scale * ((N / window_min)^exponent
+        /// - 1) / exponent)` (KataGo's scheme).
+        pub window_exponent: f64 = 0.75 => "...and grows with the total N as min x (1 + scale x ((N/min)^exp - 1) / exp)", range(0.01, 1.0);
+        pub window_scale: f64 = 0.4 => "...with this scale (KataGo's sublinear window)", range(0.0, 10.0);
+        /// `sgd` (Nesterov momentum) or `adamw`.
+        pub optimizer: OptimizerKind = OptimizerKind::Sgd => "\"sgd\" (Nesterov momentum) or \"adamw\"";
+        /// Learning rate after warm-up.
+        pub lr: f64 = 0.02 => "learning rate after warm-up", range(1e-8, 10.0);
+        /// SGD momentum.
+        pub momentum: f64 = 0.9 => "SGD momentum", range(0.0, 0.999);
+        /// Weight decay (L2 for SGD, decoupled for AdamW).
+        pub weight_decay: f64 = 1e-4 => "L2 for SGD, decoupled decay for AdamW", range(0.0, 1.0);
+        /// Steps of linear warm-up from 0 to `lr`.
+        pub lr_warmup_steps: u64 = 50 => "linear warm-up from 0", range(0, 1_000_000_000);
+        /// The learning rate is multiplied by `lr_decay` every `lr_decay_steps` steps (0: never).
+        pub lr_decay: f64 = 1.0 => "multiply the learning rate by this...", range(0.0, 1.0);
+        pub lr_decay_steps: u64 = 0 => "...every this many steps (0: never)", range(0, 1_000_000_000);
+        /// A timed invocation (`time_limit_minutes` > 0) trains its last `lr_final_fraction` of
+        /// the time with the learning rate multiplied by `lr_final_factor` (0: no final phase).
+        /// Unlike `lr_decay_steps` it does not depend on how many steps the machine manages.
+        pub lr_final_fraction: f64 = 0.0 => "a timed run (time_limit_minutes) trains its last this fraction of the time...", range(0.0, 1.0);
+        pub lr_final_factor: f64 = 1.0 => "...with the learning rate times this (0: no final phase)", range(0.0, 1.0);
+        /// Each generation's candidate is an exponential moving average of the trained weights
+        /// over generations: this times the previous generation's network plus the rest times the
+        /// weights just trained (KataGo's averaged snapshots; 0: the trained weights alone).
+        /// Training always continues from the trained weights.
+        pub average_decay: f64 = 0.0 => "candidates average the weights over generations: this x the previous network + the rest x the weights just trained (0: trained weights alone)", range(0.0, 0.999);
+        /// Weight of the value loss against the policy loss.
+        pub value_loss_weight: f64 = 1.0 => "weight of the value loss against the policy loss", range(0.0, 100.0);
+        /// Weight of the moves-left head's Huber loss (networks with `model.moves_left`).
+        pub moves_left_loss_weight: f64 = 0.1 => "weight of the moves-left head's Huber loss (moves_left_head)", range(0.0, 100.0);
+        /// Weight of the opponent-policy head's cross-entropy (networks with
+        /// `model.opponent_policy`; KataGo uses 0.15).
+        pub opponent_policy_loss_weight: f64 = 0.15 => "weight of the opponent-policy head's loss (opponent_policy_head)", range(0.0, 100.0);
+        /// Weight of the short-term value head's squared error (networks with `model.short_value`).
+        pub short_value_loss_weight: f64 = 0.5 => "weight of the short-term value head's squared error (short_value_head)", range(0.0, 100.0);
+        /// Value target: this fraction of the search's root value q (as win/draw/loss
+        /// probabilities) mixed with the game's result z (lc0's q_ratio; 0: the result alone).
+        pub value_q_ratio: f32 = 0.75 => "value target: this much of the search's root value, the rest the game result (0: the result alone)", range(0.0, 1.0);
+        /// Mirror half the training positions left-right (the rules are symmetric).
+        pub mirror: bool = true => "mirror half the training positions left-right";
+        /// Write training metrics every this many steps.
+        pub log_every_steps: u64 = 10 => "training metrics every this many steps", range(1, 1_000_000);
+        /// Seed of the run's random numbers (0: taken from the clock when the run is created).
+        #[serde(with = "crate::check::wide_u64")]
+        pub seed: u64 = 0 => "random seed of the run (0: from the clock when the run is created)";
     }
 }
 
@@ -135,30 +103,7 @@ impl TrainConfig {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("train.iterations", self.iterations, 0, 100_000_000)?;
-        check_range("train.time_limit_minutes", self.time_limit_minutes, 0.0, 1e7)?;
-        check_range("train.lr_warmup_steps", self.lr_warmup_steps, 0, 1_000_000_000)?;
-        check_range("train.lr_decay_steps", self.lr_decay_steps, 0, 1_000_000_000)?;
-        check_range("train.games_per_iteration", self.games_per_iteration, 1, 10_000_000)?;
-        check_range("train.batch_size", self.batch_size, 1, 65_536)?;
-        check_range("train.samples_per_new_sample", self.samples_per_new_sample, 0.0, 1000.0)?;
-        check_range("train.samples_per_teacher_sample", self.samples_per_teacher_sample, 0.0, 1000.0)?;
-        check_range("train.window_min", self.window_min, 1, 100_000_000)?;
-        check_range("train.window_exponent", self.window_exponent, 0.01, 1.0)?;
-        check_range("train.window_scale", self.window_scale, 0.0, 10.0)?;
-        check_range("train.lr", self.lr, 1e-8, 10.0)?;
-        check_range("train.momentum", self.momentum, 0.0, 0.999)?;
-        check_range("train.weight_decay", self.weight_decay, 0.0, 1.0)?;
-        check_range("train.lr_decay", self.lr_decay, 0.0, 1.0)?;
-        check_range("train.lr_final_fraction", self.lr_final_fraction, 0.0, 1.0)?;
-        check_range("train.lr_final_factor", self.lr_final_factor, 0.0, 1.0)?;
-        check_range("train.average_decay", self.average_decay, 0.0, 0.999)?;
-        check_range("train.value_loss_weight", self.value_loss_weight, 0.0, 100.0)?;
-        check_range("train.moves_left_loss_weight", self.moves_left_loss_weight, 0.0, 100.0)?;
-        check_range("train.opponent_policy_loss_weight", self.opponent_policy_loss_weight, 0.0, 100.0)?;
-        check_range("train.short_value_loss_weight", self.short_value_loss_weight, 0.0, 100.0)?;
-        check_range("train.value_q_ratio", self.value_q_ratio, 0.0, 1.0)?;
-        check_range("train.log_every_steps", self.log_every_steps, 1, 1_000_000)?;
+        crate::settings::Section::check_ranges(self)?;
         Ok(())
     }
 

@@ -22,7 +22,7 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn settings(games: u32) -> MatchSettings {
+fn settings(games: u32) -> MatchSettings<JungleGame> {
     MatchSettings {
         games,
         concurrency: 2,
@@ -40,8 +40,8 @@ fn settings(games: u32) -> MatchSettings {
 #[test]
 fn alphabeta_depth_3_beats_random() {
     let c = Config::default();
-    let a = JungleGame::factory("alphabeta:depth=3".parse().unwrap(), &c.players(), &c.rules, None).unwrap();
-    let b = JungleGame::factory(PlayerSpec::Random { tc: None }, &c.players(), &c.rules, None).unwrap();
+    let a = JungleGame::factory("alphabeta:depth=3".parse().unwrap(), &c.players(), &c.rules.jungle, None).unwrap();
+    let b = JungleGame::factory(PlayerSpec::Random { tc: None }, &c.players(), &c.rules.jungle, None).unwrap();
     let out = run_match(&*a, &*b, &settings(20), |_, _, _| {}).unwrap();
     assert_eq!(out.tally.games(), 20);
     assert!(out.tally.wins >= 18, "{:?}", out.tally);
@@ -50,8 +50,8 @@ fn alphabeta_depth_3_beats_random() {
 #[test]
 fn each_opening_is_played_with_both_colours_and_openings_differ() {
     let c = Config::default();
-    let a = JungleGame::factory("alphabeta:depth=1".parse().unwrap(), &c.players(), &c.rules, None).unwrap();
-    let b = JungleGame::factory(PlayerSpec::Random { tc: None }, &c.players(), &c.rules, None).unwrap();
+    let a = JungleGame::factory("alphabeta:depth=1".parse().unwrap(), &c.players(), &c.rules.jungle, None).unwrap();
+    let b = JungleGame::factory(PlayerSpec::Random { tc: None }, &c.players(), &c.rules.jungle, None).unwrap();
     let s = settings(16);
     let out = run_match(&*a, &*b, &s, |_, _, _| {}).unwrap();
     assert_eq!(out.games.len(), 16);
@@ -318,8 +318,8 @@ fn adjudication_ends_games_on_agreeing_scores_and_is_off_by_default() {
     use junglezero::arena::adjudicate::Adjudication;
     use junglezero::game::Reason;
     let c = Config::default();
-    let a = JungleGame::factory("alphabeta:depth=3".parse().unwrap(), &c.players(), &c.rules, None).unwrap();
-    let b = JungleGame::factory("alphabeta:depth=1".parse().unwrap(), &c.players(), &c.rules, None).unwrap();
+    let a = JungleGame::factory("alphabeta:depth=3".parse().unwrap(), &c.players(), &c.rules.jungle, None).unwrap();
+    let b = JungleGame::factory("alphabeta:depth=1".parse().unwrap(), &c.players(), &c.rules.jungle, None).unwrap();
     let plain = run_match(&*a, &*b, &settings(8), |_, _, _| {}).unwrap();
     assert!(plain.games.iter().all(|g| g.outcome.reason != Reason::Adjudication));
     let adjudication = Adjudication { win_plies: 4, win_score: 400, ..Adjudication::default() };
@@ -330,7 +330,7 @@ fn adjudication_ends_games_on_agreeing_scores_and_is_off_by_default() {
         assert!(g.outcome.winner.is_some(), "win adjudication only decides");
         assert!(g.moves.len() >= g.opening_plies + 4, "four scored plies at least");
     }
-    let mean = |o: &junglezero::arena::play::MatchOutcome| o.games.iter().map(|g| g.moves.len()).sum::<usize>() as f64 / o.games.len() as f64;
+    let mean = |o: &junglezero::arena::play::MatchOutcome<JungleGame>| o.games.iter().map(|g| g.moves.len()).sum::<usize>() as f64 / o.games.len() as f64;
     assert!(mean(&judged) < mean(&plain), "adjudicated games are shorter");
 }
 

@@ -166,3 +166,81 @@ fn games_are_named_only_in_the_registry_and_their_entries() {
         }
     }
 }
+
+/// Where a game may be named: its rules (`jungle/`, `flip/`), its entry (`entries/jungle/`,
+/// `entries/flip/`), its commands (`cmd/jungle/`, `cmd/flip/`), the rooms that serve Jungle
+/// alone (`alphabeta/`, the classical engines; `tb/`, the endgame tables) and the registry.
+fn names_games(rel: &str) -> bool {
+    ["jungle/", "flip/", "entries/jungle/", "entries/flip/", "cmd/jungle/", "cmd/flip/", "alphabeta/", "tb/"].iter().any(|room| rel.starts_with(room))
+        || rel == "registry.rs"
+}
+
+/// A file's code without its comments and its test module (tests may name the games they play).
+fn production_code(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines.windows(2).position(|w| w[0].trim() == "#[cfg(test)]" && w[1].trim_start().starts_with("mod ")).unwrap_or(lines.len());
+    lines[..end].iter().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
+}
+
+/// The games a file's production code names: a game's module of the library (`crate::jungle`,
+/// `junglezero::flip::...`, `entries::jungle`, `alphabeta::flip`, in braced groups too) or a
+/// game's type. The command line's dispatch to a game's own commands (`cmd::jungle::tb`,
+/// `super::jungle::bench_search`) routes a command that is that game's alone, and is allowed.
+fn games_named(text: &str) -> BTreeSet<&'static str> {
+    let code = production_code(text);
+    let mut named = BTreeSet::new();
+    for game in ["jungle", "flip"] {
+        let module = |prefix: &str| {
+            code.contains(&format!("{prefix}::{game}::")) || code.contains(&format!("{prefix}::{game};")) || code.contains(&format!("{prefix}::{game} "))
+        };
+        let grouped = crate_refs(&code.replace("junglezero::", "crate::")).contains(game);
+        if grouped || ["crate", "junglezero", "entries", "alphabeta"].iter().any(|p| module(p)) {
+            named.insert(game);
+        }
+    }
+    for (ty, game) in [("JungleGame", "jungle"), ("FlipGame", "flip")] {
+        if code.contains(ty) {
+            named.insert(game);
+        }
+    }
+    named
+}
+
+#[test]
+fn the_game_scanner_sees_modules_types_and_groups_and_skips_tests() {
+    assert_eq!(games_named("use crate::jungle::{JungleGame, Move, fen, parse_move};").into_iter().collect::<Vec<_>>(), vec!["jungle"]);
+    assert_eq!(games_named("use junglezero::{config, flip::FlipRules};").into_iter().collect::<Vec<_>>(), vec!["flip"]);
+    assert_eq!(games_named("let e = crate::alphabeta::flip::evaluate(s);").into_iter().collect::<Vec<_>>(), vec!["flip"]);
+    assert_eq!(games_named("pub struct MatchSettings<G: MatchGame = JungleGame> {").into_iter().collect::<Vec<_>>(), vec!["jungle"]);
+    assert!(games_named("use crate::game::Game; // crate::jungle\n#[cfg(test)]\nmod tests {\n    use crate::flip::FlipGame;\n}\n").is_empty());
+    assert!(games_named("let flip = game.flip_count(); use crate::registry::GameName;").is_empty());
+}
+
+/// Generic code reaches a game through the registry and the traits its entry implements: no
+/// file outside the games' own rooms names a game's module or type (tests aside).
+#[test]
+fn generic_code_names_no_game() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut offenders = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
+        if names_games(&rel) {
+            continue;
+        }
+        let named = games_named(&std::fs::read_to_string(&f).unwrap());
+        if !named.is_empty() {
+            offenders.push(format!("{rel} ({})", named.into_iter().collect::<Vec<_>>().join(", ")));
+        }
+    }
+    assert!(offenders.is_empty(), "generic code names a game (reach it through the registry, src/registry.rs): {}", offenders.join("; "));
+}
+
+/// The declarations of settings sit in the core: every section (the rules' too) uses them, so
+/// they import nothing but the range check.
+#[test]
+fn settings_import_only_the_check() {
+    let g = graph();
+    let deps: Vec<&String> = g["settings"].iter().filter(|m| m.as_str() != "check").collect();
+    assert!(deps.is_empty(), "settings imports {deps:?}; it may import only crate::check");
+}

@@ -33,6 +33,7 @@ mod run_config;
 mod run_interrupt;
 mod search;
 mod serve;
+mod settings;
 mod stages;
 mod store_remote;
 mod tb;

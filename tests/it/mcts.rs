@@ -346,7 +346,8 @@ fn gumbel_search_spends_its_budget_on_at_most_m_root_moves_and_finds_the_den_ent
 #[test]
 fn long_games_are_finished_by_the_teacher_with_teacher_targets() {
     use junglezero::alphabeta::{EvalWeights, SearchConfig};
-    use junglezero::selfplay::teacher::{Finisher, TeacherConfig};
+    use junglezero::entries::jungle::teacher::games::Finisher;
+    use junglezero::selfplay::teacher::TeacherConfig;
     let (mcts, sp) = small_selfplay();
     let sp = SelfplayConfig { finish_after_plies: 12, finish_depth: 2, resign_threshold: -1.0, ..sp };
     let rules = Rules { max_plies: 200, ..Rules::default() };

@@ -48,6 +48,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("junglezero search --depth 12", "bestmove "),
     ("junglezero analyse --model", "bestmove "),
     ("junglezero inspect", "network id:  gen-0072"),
+    ("junglezero config keys", "mcts.playouts "),
 ];
 
 /// A command the README shows: its text and the line it is on.

@@ -31,7 +31,7 @@ fn fresh_run(name: &str, models: &[u64], candidates: &[u64]) -> (PathBuf, RunDir
 /// Short games and small searches.
 fn small_config() -> Config {
     let mut c = Config::default();
-    c.rules.max_plies = 40;
+    c.rules.jungle.max_plies = 40;
     c.selfplay.full_sims = 8;
     c.selfplay.fast_sims = 4;
     c.selfplay.games_in_flight = 3;

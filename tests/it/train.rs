@@ -119,7 +119,7 @@ fn check_dump(dir: &Path) {
     let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("dump/data.json")).unwrap()).unwrap();
     let n = meta["positions"].as_u64().unwrap() as usize;
     assert!(n > 10, "{n} positions");
-    let rules = Config::load(Some(&dir.join("config.toml")), &[]).unwrap().rules;
+    let rules = Config::load(Some(&dir.join("config.toml")), &[]).unwrap().rules.jungle;
     assert_eq!(inputs.shape(), &[n, 32, 9, 7]);
     assert_eq!((policy.shape(), legal.shape()), (&[n, 252][..], &[n, 252][..]));
     let texts = meta["position_text"].as_array().unwrap();
@@ -308,7 +308,7 @@ fn teacher_and_self_play_samples_are_trained_at_their_own_rates() {
     assert!(o.status.success(), "{}", stderr(&o));
     let run = RunDir::new(&dir);
     let config = Config::load(Some(&run.config_path()), &[]).unwrap();
-    let rules = config.rules;
+    let rules = config.rules.jungle;
     let (mut teacher, mut selfplay) = (0u64, 0u64);
     for p in run.shards() {
         let (s, _) = junglezero::train::replay::load_shard::<junglezero::jungle::JungleGame>(&p, &rules).unwrap();

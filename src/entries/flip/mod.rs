@@ -3,6 +3,8 @@
 //! the web page's board (flips whose outcome the server draws) and the command line's views.
 //! The rules themselves are [`crate::flip`].
 
+pub mod export;
+mod heuristic;
 pub mod players;
 pub mod serve;
 
@@ -23,13 +25,13 @@ use crate::nn::NetEvaluator;
 use crate::pipeline::RunGame;
 use crate::protocol::variant::{ProtocolGame, check_option, spin_option};
 use crate::registry::{GameName, GameRulesError};
-use crate::selfplay::bootstrap::FlipHeuristic;
 use crate::selfplay::stage::StageSettings;
+use crate::serve::ServeState;
 use crate::serve::analysis::{self, AlphaBetaView, Budget, MctsView, NetworkView};
-use crate::serve::handlers::{Board, ServeGame};
-use crate::serve::position::{PositionRequest, PositionView};
-use crate::serve::{ApiError, ServeState};
+use crate::serve::handlers::Board;
+use crate::serve::position::PositionView;
 use crate::switches::Switches;
+use heuristic::FlipHeuristic;
 use players::FlipFactory;
 
 /// The flip game's deal: the piece under each square, by [`Piece::index`].
@@ -104,7 +106,7 @@ impl ArenaGame for FlipGame {
 
 impl RunGame for FlipGame {
     fn rules(config: &Config) -> FlipRules {
-        config.flip_rules
+        config.rules.flip
     }
 
     /// Self-play with the engine's material count blended into young networks' values; no
@@ -114,7 +116,7 @@ impl RunGame for FlipGame {
             mcts: &config.mcts,
             selfplay: &config.selfplay,
             heuristic: Some(Arc::new(FlipHeuristic)),
-            rules: config.flip_rules,
+            rules: config.rules.flip,
             finish: None,
             seed: config.train.seed,
             oracle: None,
@@ -152,18 +154,7 @@ impl ProtocolGame for FlipGame {
     }
 
     fn set_rule(config: &mut Config, key: &str, value: &str) -> Option<Result<(), GameRulesError>> {
-        FlipRules::KEYS.contains(&key).then(|| Switches::set(&mut config.flip_rules, key, value).map_err(|e| GameRulesError::Rules(e.to_string())))
-    }
-}
-
-impl ServeGame for FlipGame {
-    fn board(st: &ServeState, req: &PositionRequest) -> Result<Box<dyn Board>, ApiError> {
-        let (game, moves) = serve::game_of(st.config.flip_rules, req.fen.as_deref(), &req.moves, req.rules.as_deref(), &mut serve::nature())?;
-        let root = match req.fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
-            Some(f) => f.to_string(),
-            None => crate::flip::position(&FlipGame::start(*game.rules())),
-        };
-        Ok(Box::new(FlipBoard { game, root, moves }))
+        FlipRules::KEYS.contains(&key).then(|| Switches::set(&mut config.rules.flip, key, value).map_err(|e| GameRulesError::Rules(e.to_string())))
     }
 }
 
@@ -233,7 +224,7 @@ impl HouseGame for FlipGame {
     }
 
     fn export(rules: &FlipRules) -> crate::nn::files::export::GameExport {
-        crate::nn::files::export::flip_export(rules)
+        export::export(rules)
     }
 
     fn games_text(_: &[PlayedGame<FlipGame>], _: &str, _: &str, _: &FlipRules) -> Option<String> {

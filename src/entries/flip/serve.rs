@@ -13,6 +13,7 @@ use crate::mcts::player::value_to_cp;
 use crate::player::Limits;
 use crate::serve::ApiError;
 use crate::serve::analysis::AlphaBetaView;
+use crate::serve::handlers::{Board, ServeGame};
 use crate::serve::position::{FlipExtra, PieceView, PositionView, ResultView, check_length, side_name, with_overrides};
 
 /// A fresh generator for nature's draws.
@@ -51,6 +52,18 @@ pub fn game_of<S: AsRef<str>>(
         }
     }
     Ok((game, texts))
+}
+
+impl ServeGame for FlipGame {
+    /// A pending flip at the end gets its outcome drawn, as a request's does.
+    fn replay<S: AsRef<str>>(rules: FlipRules, root: Option<&str>, moves: &[S], spec: Option<&str>) -> Result<Box<dyn Board>, ApiError> {
+        let (game, moves) = game_of(rules, root, moves, spec, &mut nature())?;
+        let root = match root.map(str::trim).filter(|f| !f.is_empty()) {
+            Some(f) => f.to_string(),
+            None => position(&FlipGame::start(*game.rules())),
+        };
+        Ok(Box::new(super::FlipBoard { game, root, moves }))
+    }
 }
 
 /// Nature's outcome of the pending flip, drawn with the rules' weights.

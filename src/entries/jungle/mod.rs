@@ -2,11 +2,15 @@
 //! training loop's settings and teacher, the protocol's texts and options, the web page's board
 //! and the command line's views. The rules themselves are [`crate::jungle`].
 
+pub mod export;
+pub mod external;
+mod heuristic;
+pub mod pgn;
 pub mod players;
 mod serve;
 pub mod tablebase;
 pub mod tactics;
-mod teacher;
+pub mod teacher;
 
 use std::sync::Arc;
 
@@ -14,7 +18,6 @@ use rand_chacha::ChaCha8Rng;
 
 use super::HouseGame;
 use crate::arena::match_game::{ArenaGame, MatchGame};
-use crate::arena::pgn::{game_pgn, today};
 use crate::arena::play::PlayedGame;
 use crate::arena::spec::{Contestants, PlayerError, PlayerSettings, PlayerSpec};
 use crate::config::Config;
@@ -24,11 +27,12 @@ use crate::nn::NetEvaluator;
 use crate::pipeline::{Pipeline, PipelineError, ProgressFn, RunGame};
 use crate::protocol::variant::{ProtocolGame, check_option, spin_option};
 use crate::registry::{GameName, GameRulesError};
-use crate::selfplay::bootstrap::JungleHeuristic;
 use crate::selfplay::stage::StageSettings;
-use crate::selfplay::teacher::Finisher;
 use crate::switches::Switches;
+use heuristic::JungleHeuristic;
+use pgn::{game_pgn, today};
 use players::JungleFactory;
+use teacher::games::Finisher;
 
 impl MatchGame for JungleGame {
     const SHAPE_NAME: &'static str = "jungle";
@@ -79,14 +83,14 @@ impl ArenaGame for JungleGame {
 
 impl RunGame for JungleGame {
     fn rules(config: &Config) -> Rules {
-        config.rules
+        config.rules.jungle
     }
 
     /// 512 positions of the tables (seeded: the same every generation and run), with
     /// `config`'s rules.
     fn yardstick(config: &Config) -> Vec<(JungleGame, crate::mcts::oracle::Exact)> {
-        match config.tablebase.open(&config.rules) {
-            Ok(Some(tb)) => tablebase::sample(&tb, &config.rules, 512, 2026, 2..=3, &|_| true),
+        match config.tablebase.open(&config.rules.jungle) {
+            Ok(Some(tb)) => tablebase::sample(&tb, &config.rules.jungle, 512, 2026, 2..=3, &|_| true),
             _ => Vec::new(),
         }
     }
@@ -98,13 +102,13 @@ impl RunGame for JungleGame {
     /// Self-play with the handcrafted evaluation blended into young networks' values, and the
     /// alpha-beta teacher finishing long games (when `experimental.finish_after_plies` is set).
     fn stage(config: &Config) -> StageSettings<'_, JungleGame> {
-        let heuristic = JungleHeuristic::new(&config.eval, config.rules, config.selfplay.heuristic_scale);
-        let finisher = Finisher::from_settings(&config.selfplay, &config.teacher, &config.search, &config.eval, config.rules);
+        let heuristic = JungleHeuristic::new(&config.eval, config.rules.jungle, config.selfplay.heuristic_scale);
+        let finisher = Finisher::from_settings(&config.selfplay, &config.teacher, &config.search, &config.eval, config.rules.jungle);
         StageSettings {
             mcts: &config.mcts,
             selfplay: &config.selfplay,
             heuristic: Some(Arc::new(heuristic)),
-            rules: config.rules,
+            rules: config.rules.jungle,
             finish: finisher.map(|f| f.handover()),
             seed: config.train.seed,
             // A folder that cannot be opened was refused when the run started (see `train`).
@@ -146,7 +150,7 @@ impl ProtocolGame for JungleGame {
     }
 
     fn set_rule(config: &mut Config, key: &str, value: &str) -> Option<Result<(), GameRulesError>> {
-        Rules::KEYS.contains(&key).then(|| Switches::set(&mut config.rules, key, value).map_err(|e| GameRulesError::Rules(e.to_string())))
+        Rules::KEYS.contains(&key).then(|| Switches::set(&mut config.rules.jungle, key, value).map_err(|e| GameRulesError::Rules(e.to_string())))
     }
 }
 
@@ -196,7 +200,7 @@ impl HouseGame for JungleGame {
     }
 
     fn export(rules: &Rules) -> crate::nn::files::export::GameExport {
-        crate::nn::files::export::jungle_export(rules)
+        export::export(rules)
     }
 
     fn games_text(games: &[PlayedGame<JungleGame>], a: &str, b: &str, rules: &Rules) -> Option<String> {

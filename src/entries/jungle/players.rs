@@ -53,7 +53,7 @@ impl Contestants<JungleGame> for JungleFactory {
         self.spec.to_string()
     }
 
-    fn make(&self, seed: u64) -> Result<Contestant, PlayerError> {
+    fn make(&self, seed: u64) -> Result<Contestant<JungleGame>, PlayerError> {
         let ms = |t: Option<u64>| t.map(Duration::from_millis);
         let (player, limits): (Box<dyn Player<JungleGame>>, Limits) = match &self.spec {
             PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, .. } => {

@@ -7,14 +7,10 @@ use std::path::{Path, PathBuf};
 
 use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, SafetensorsStore};
 use ndarray::{Array1, Array2, Array4};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
 use super::modelfile::ModelMeta;
-use crate::flip::{FlipGame, FlipRules};
-use crate::game::{Encode, Game, Turn};
-use crate::jungle::{JungleGame, Rules};
+use crate::game::Encode;
 use crate::nn::NetEvaluator;
 use crate::store::{self, StoreError};
 
@@ -40,70 +36,12 @@ pub fn export_paths(out: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ExportErr
     Ok((out.to_path_buf(), PathBuf::from(format!("{base}.json")), PathBuf::from(format!("{base}.samples.npz"))))
 }
 
-/// 32 positions from seeded random games: both sides to move, openings to endgames, some
-/// repeated positions, under `rules`.
-pub fn sample_positions(rules: &Rules, seed: u64) -> Vec<JungleGame> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = vec![JungleGame::start(*rules)];
-    while out.len() < SAMPLES {
-        let mut g = JungleGame::start(*rules);
-        let plies = rng.random_range(1..160);
-        for _ in 0..plies {
-            if g.outcome().is_some() {
-                break;
-            }
-            let moves = g.legal_moves();
-            // Sometimes step back and forth so repetition planes are exercised.
-            let undo =
-                g.moves().len().checked_sub(2).map(|i| g.moves()[i]).and_then(|m| moves.iter().copied().find(|c| c.from() == m.to() && c.to() == m.from()));
-            let m = match undo {
-                Some(u) if rng.random_bool(0.3) => u,
-                _ => moves[rng.random_range(0..moves.len())],
-            };
-            g.play_move_unchecked(m);
-        }
-        if g.outcome().is_none() {
-            out.push(g);
-        }
-    }
-    out
-}
-
 fn write_err(path: &Path, e: impl std::fmt::Display) -> ExportError {
     ExportError::Write { path: path.display().to_string(), message: e.to_string() }
 }
 
-/// 32 flip-game positions from seeded random games (nature's draws sampled too), the first
-/// the all-face-down start, all with a player to move.
-pub fn flip_sample_positions(rules: &FlipRules, seed: u64) -> Vec<FlipGame> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = vec![FlipGame::start(*rules)];
-    let mut outcomes = Vec::new();
-    while out.len() < SAMPLES {
-        let mut g = FlipGame::start(*rules);
-        let plies = rng.random_range(1..60);
-        for _ in 0..plies {
-            match g.turn() {
-                Turn::Over(_) => break,
-                Turn::Chance => {
-                    g.chance_outcomes(&mut outcomes);
-                    g.play_unchecked(outcomes[rng.random_range(0..outcomes.len())].0);
-                }
-                Turn::Player(_) => {
-                    let moves = g.legal_moves();
-                    g.play_unchecked(moves[rng.random_range(0..moves.len())]);
-                }
-            }
-        }
-        if matches!(g.turn(), Turn::Player(_)) {
-            out.push(g);
-        }
-    }
-    out
-}
-
 /// What an export says about one game: sample positions (encoded) and how its planes and
-/// actions are laid out.
+/// actions are laid out. Each game writes its own in its entry (`HouseGame::export`).
 pub struct GameExport {
     pub shape: crate::game::Shape,
     /// `SAMPLES` encodings.
@@ -116,73 +54,12 @@ pub struct GameExport {
 }
 
 /// The encodings of `games`, one after another.
-fn encode_all<G: Encode>(games: &[G]) -> Vec<f32> {
+pub fn encode_all<G: Encode>(games: &[G]) -> Vec<f32> {
     let mut inputs = vec![0.0f32; games.len() * G::INPUT_SIZE];
     for (g, slot) in games.iter().zip(inputs.chunks_exact_mut(G::INPUT_SIZE)) {
         g.encode(slot);
     }
     inputs
-}
-
-/// Jungle's part of an export.
-pub fn jungle_export(rules: &Rules) -> GameExport {
-    let games = sample_positions(rules, 2026);
-    let shape = JungleGame::SHAPE;
-    GameExport {
-        shape,
-        inputs: encode_all(&games),
-        positions: games.iter().map(|g| g.fen()).collect(),
-        rules: rules.to_string(),
-        input: json!({
-            "shape": [shape.planes, shape.rows, shape.cols],
-            "layout": "NCHW float32; row 0 is the side to move's home rank, column 0 its left; the board is turned 180 degrees when Blue is to move",
-            "planes": [
-                "0-7: own Rat, Cat, Dog, Wolf, Leopard, Tiger, Lion, Elephant",
-                "8-15: opponent's pieces in the same order",
-                "16: water", "17: own traps", "18: enemy traps", "19: own den", "20: enemy den",
-                "21: 1 if the position occurred before",
-                "22: plies since the last capture / no_capture_plies (0 if off)",
-                "23: plies played / max_plies (0 if no cap)",
-                "24: dog_over_wolf", "25: rat_captures_across_shore", "26: elephant_takes_trapped_rat",
-                "27: repetition = draw", "28: repetition = off",
-            ],
-        }),
-        policy: json!({
-            "size": shape.actions(),
-            "encoding": "index = direction * 63 + square, both in the mover's frame; square = row * 7 + column; directions 0 up (towards the enemy den), 1 right, 2 down, 3 left; a Lion or Tiger river jump is the action of its direction",
-            "output": "logits (softmax over the legal moves)",
-        }),
-    }
-}
-
-/// The flip game's part of an export.
-pub fn flip_export(rules: &FlipRules) -> GameExport {
-    let games = flip_sample_positions(rules, 2026);
-    let shape = FlipGame::SHAPE;
-    GameExport {
-        shape,
-        inputs: encode_all(&games),
-        positions: games.iter().map(crate::flip::position).collect(),
-        rules: rules.to_string(),
-        input: json!({
-            "shape": [shape.planes, shape.rows, shape.cols],
-            "layout": "NCHW float32; row 0 is rank 1 (Red's side), column 0 file a; the board is not turned. 'Mine' is the colour the player to move owns (Red before the first flip decides colours)",
-            "planes": [
-                "0-7: my face-up Rat, Cat, Dog, Wolf, Leopard, Tiger, Lion, Elephant",
-                "8-15: the opponent's face-up pieces in the same order",
-                "16: face-down squares", "17: face-down squares known to hold my colour (own_half)", "18: those known to hold the opponent's",
-                "19-26: 1 over the whole plane while my animal of that kind is still face down",
-                "27-34: the same for the opponent's animals",
-                "35: colours decided", "36: plies since the last flip or capture / no_progress_plies (0 if off)",
-                "37: dog_over_wolf", "38: no_move_loses",
-            ],
-        }),
-        policy: json!({
-            "size": shape.actions(),
-            "encoding": "index = plane * 16 + square; square = (rank - 1) * 4 + file; plane 0 flips the square, planes 1-4 step from it up (towards rank 4), right, down, left; a pass (when it is the only move) is action 0",
-            "output": "logits (softmax over the legal moves)",
-        }),
-    }
 }
 
 /// Writes the export of `eval` (described by `meta`) to `out`, with `game`'s sample positions

@@ -3,28 +3,24 @@
 use burn::prelude::Device;
 use serde::{Deserialize, Serialize};
 
-/// `[hardware]`: compute devices.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct HardwareConfig {
-    /// The device networks run on: flex (CPU), wgpu, vulkan, cuda or cuda:N, or cudnn (cudnn:N):
-    /// inference on an NVIDIA GPU through cuDNN, training on the first GPU backend built in.
-    /// Only backends compiled into the binary are available (see the cargo features).
-    pub device: String,
-    /// On the CPU, run inference through the fused path (batch norm folded into the
-    /// convolutions, Winograd transforms and SIMD matrix products) instead of burn's kernels.
-    /// Training always uses burn.
-    pub fused_cpu: bool,
-    /// The fused path's instruction set: auto (the widest this CPU runs), avx512, avx2 or
-    /// portable. A set the CPU lacks is refused.
-    pub cpu_kernels: super::cpu::kernels::CpuKernels,
-    /// The fused path's 3 × 3 convolutions: winograd4, winograd2 or im2col.
-    pub cpu_conv: super::cpu::CpuConv,
-}
-
-impl Default for HardwareConfig {
-    fn default() -> Self {
-        HardwareConfig { device: "flex".into(), fused_cpu: true, cpu_kernels: Default::default(), cpu_conv: Default::default() }
+crate::settings! {
+    /// `[hardware]`: compute devices.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct HardwareConfig in "hardware", about "Where networks run: \"flex\" (CPU), or \"wgpu\" / \"vulkan\" / \"cuda\" / \"cuda:N\" in builds with those cargo features." {
+        /// The device networks run on: flex (CPU), wgpu, vulkan, cuda or cuda:N, or cudnn (cudnn:N):
+        /// inference on an NVIDIA GPU through cuDNN, training on the first GPU backend built in.
+        /// Only backends compiled into the binary are available (see the cargo features).
+        pub device: String = "flex".into() => "flex (CPU), wgpu, vulkan, cuda, cuda:N";
+        /// On the CPU, run inference through the fused path (batch norm folded into the
+        /// convolutions, Winograd transforms and SIMD matrix products) instead of burn's kernels.
+        /// Training always uses burn.
+        pub fused_cpu: bool = true => "CPU inference through the fused path (batch norm folded, Winograd transforms, SIMD matrix products); false: burn's kernels";
+        /// The fused path's instruction set: auto (the widest this CPU runs), avx512, avx2 or
+        /// portable. A set the CPU lacks is refused.
+        pub cpu_kernels: super::cpu::kernels::CpuKernels = Default::default() => "the fused path's instruction set: auto (the widest this CPU runs), avx512, avx2 or portable";
+        /// The fused path's 3 × 3 convolutions: winograd4, winograd2 or im2col.
+        pub cpu_conv: super::cpu::CpuConv = Default::default() => "its 3x3 convolutions: winograd4 (fewest multiplies), winograd2, im2col";
     }
 }
 
@@ -32,6 +28,7 @@ impl HardwareConfig {
     /// The device name names a backend compiled into this binary, and a GPU device opens and
     /// computes ([`check_device`]).
     pub fn validate(&self) -> Result<(), crate::check::ConfigError> {
+        crate::settings::Section::check_ranges(self)?;
         self.fused_options()?;
         check_device(&self.device).map(drop).map_err(|e| crate::check::ConfigError::Invalid { key: "hardware.device".into(), message: e.to_string() })
     }

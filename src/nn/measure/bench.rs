@@ -4,23 +4,31 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::game::{Encode, Game};
-use crate::jungle::JungleGame;
+use crate::game::Turn;
 use crate::nn::NetEvaluator;
+use crate::trainable::Trainable;
 
 /// `batch` encoded positions from one game played along fixed move choices (new games as
 /// games end): inputs as the network sees them in play.
-pub fn sample_inputs(batch: usize) -> Vec<f32> {
-    let size = JungleGame::INPUT_SIZE;
+pub fn sample_inputs<G: Trainable>(rules: &G::Rules, batch: usize) -> Vec<f32> {
+    let size = G::INPUT_SIZE;
     let mut inputs = vec![0.0f32; batch * size];
-    let mut g = JungleGame::default();
+    let mut g = G::start_under(rules);
+    let mut outcomes = Vec::new();
     for i in 0..batch {
         g.encode(&mut inputs[i * size..(i + 1) * size]);
-        if let Some(&m) = g.legal_moves().get(i % 5) {
+        // Chance events (the flip game's reveals) take their first outcome.
+        let next = if matches!(g.turn(), Turn::Chance) {
+            g.chance_outcomes(&mut outcomes);
+            outcomes.first().map(|o| o.0)
+        } else {
+            g.legal_moves().get(i % 5).copied()
+        };
+        if let Some(m) = next {
             g.play_unchecked(m);
         }
         if g.outcome().is_some() {
-            g = JungleGame::default();
+            g = G::start_under(rules);
         }
     }
     inputs
@@ -28,8 +36,8 @@ pub fn sample_inputs(batch: usize) -> Vec<f32> {
 
 /// Positions per second for `threads` threads each running batches of `batch` through
 /// `eval` for about `seconds` (after one warm-up batch).
-pub fn raw_throughput(eval: &NetEvaluator, batch: usize, threads: usize, seconds: f64) -> f64 {
-    let inputs = sample_inputs(batch);
+pub fn raw_throughput<G: Trainable>(eval: &NetEvaluator, rules: &G::Rules, batch: usize, threads: usize, seconds: f64) -> f64 {
+    let inputs = sample_inputs::<G>(rules, batch);
     let _ = eval.forward(&inputs, batch);
     let start = Instant::now();
     let done = AtomicU64::new(0);

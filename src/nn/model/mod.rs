@@ -38,49 +38,36 @@ use serde::{Deserialize, Serialize};
 
 pub mod average;
 
-use crate::check::{ConfigError, check_range};
+use crate::check::ConfigError;
 use crate::game::Shape;
 
 /// The moves-left head predicts plies to the end divided by this (lc0's scale).
 pub const MOVES_LEFT_UNIT: f32 = 20.0;
 
-/// `[model]`: the network's shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ModelConfig {
-    /// Residual blocks.
-    pub blocks: usize,
-    /// Channels in the tower.
-    pub channels: usize,
-    /// Channels of the policy head's hidden 1×1 convolution.
-    pub policy_channels: usize,
-    /// Channels of the value head's 1×1 convolution.
-    pub value_channels: usize,
-    /// Width of the value head's hidden layer.
-    pub value_hidden: usize,
-    /// A moves-left head (plies to the end of the game). Model files written before it existed
-    /// read as `false`.
-    pub moves_left: bool,
-    /// An opponent-policy head (the opponent's next move, an auxiliary training target).
-    /// Model files written before it existed read as `false`.
-    pub opponent_policy: bool,
-    /// A short-term value head (the discounted search values of the next plies, an auxiliary
-    /// training target). Model files written before it existed read as `false`.
-    pub short_value: bool,
-}
-
-impl Default for ModelConfig {
-    fn default() -> Self {
-        ModelConfig {
-            blocks: 4,
-            channels: 32,
-            policy_channels: 16,
-            value_channels: 4,
-            value_hidden: 64,
-            moves_left: false,
-            opponent_policy: false,
-            short_value: false,
-        }
+crate::settings! {
+    /// `[model]`: the network's shape.
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct ModelConfig in "model", about "The network. Sized for CPU self-play: about 10 MFLOP per position (see BENCHMARKS.md)." {
+        /// Residual blocks.
+        pub blocks: usize = 4 => "residual blocks", range(0, 64);
+        /// Channels in the tower.
+        pub channels: usize = 32 => "channels in the residual tower", range(1, 1024);
+        /// Channels of the policy head's hidden 1×1 convolution.
+        pub policy_channels: usize = 16 => "hidden channels of the policy head (1x1 convolution)", range(1, 512);
+        /// Channels of the value head's 1×1 convolution.
+        pub value_channels: usize = 4 => "channels of the value head's 1x1 convolution", range(1, 512);
+        /// Width of the value head's hidden layer.
+        pub value_hidden: usize = 64 => "width of the value head's hidden layer", range(1, 4096);
+        /// A moves-left head (plies to the end of the game). Model files written before it existed
+        /// read as `false`.
+        pub moves_left: bool = false => "a moves-left head (plies to the end; lc0): search prefers faster wins";
+        /// An opponent-policy head (the opponent's next move, an auxiliary training target).
+        /// Model files written before it existed read as `false`.
+        pub opponent_policy: bool = false => "an opponent-policy head (KataGo's auxiliary target: the reply played next), trained beside the policy and never read by search";
+        /// A short-term value head (the discounted search values of the next plies, an auxiliary
+        /// training target). Model files written before it existed read as `false`.
+        pub short_value: bool = false => "a short-term value head (KataGo's auxiliary target: the search values of the next plies, discounted over 8 plies), never read by search";
     }
 }
 
@@ -91,11 +78,7 @@ impl ModelConfig {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("model.blocks", self.blocks, 0, 64)?;
-        check_range("model.channels", self.channels, 1, 1024)?;
-        check_range("model.policy_channels", self.policy_channels, 1, 512)?;
-        check_range("model.value_channels", self.value_channels, 1, 512)?;
-        check_range("model.value_hidden", self.value_hidden, 1, 4096)?;
+        crate::settings::Section::check_ranges(self)?;
         Ok(())
     }
 

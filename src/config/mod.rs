@@ -6,12 +6,13 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub mod doc;
+
 pub use crate::check::{ConfigError, check_range};
 
 use crate::alphabeta::{EvalWeights, SearchConfig};
 use crate::arena::spec::PlayerSettings;
 use crate::arena::{ArenaConfig, GateConfig, LadderConfig};
-use crate::jungle::Rules;
 use crate::mcts::MctsConfig;
 pub use crate::nn::device::HardwareConfig;
 use crate::nn::model::ModelConfig;
@@ -25,10 +26,10 @@ use crate::train::TrainConfig;
 pub struct Config {
     /// The game: "jungle" (the 9 × 7 board game) or "flip" (the 4 × 4 flip game).
     pub game: crate::registry::GameName,
-    /// The rules every component plays under (Jungle).
-    pub rules: Rules,
-    /// The flip game's rule switches (`game = "flip"`).
-    pub flip_rules: crate::flip::FlipRules,
+    /// Every game's rule switches, each in its section (`[rules]`: Jungle's; `[flip_rules]`:
+    /// the flip game's); the game played uses its own.
+    #[serde(flatten)]
+    pub rules: crate::registry::GameRules,
     /// The alpha-beta engine.
     pub search: SearchConfig,
     /// The alpha-beta engine's evaluation weights.
@@ -82,19 +83,22 @@ impl Config {
             apply_override(&mut table, o)?;
         }
         let source = path.map_or_else(|| "(defaults)".to_string(), |p| p.display().to_string());
-        let config = Config::deserialize(toml::Value::Table(table))
-            .map_err(|e| experimental::rename_key(ConfigError::Parse { path: source, message: one_line(&e.to_string()) }))?;
-        config.validate()?;
-        Ok(config)
+        read_sections(table, &source)
+    }
+
+    /// This config with `key=value` set as `--set` sets it (the value's type is the setting's),
+    /// validated.
+    pub fn with(&self, key: &str, value: &str) -> Result<Config, ConfigError> {
+        let surface = self.surface().ok_or_else(|| ConfigError::Invalid { key: key.into(), message: "the config does not write as TOML".into() })?;
+        let mut table = experimental::into_sections(surface)?;
+        apply_override(&mut table, &format!("{key}={value}"))?;
+        read_sections(table, "(setting)")
     }
 
     /// Parses a TOML string (for tests and snapshots).
     pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Parse { path: "(text)".into(), message: one_line(&e.to_string()) })?;
-        let config = Config::deserialize(toml::Value::Table(experimental::into_sections(table)?))
-            .map_err(|e| experimental::rename_key(ConfigError::Parse { path: "(text)".into(), message: one_line(&e.to_string()) }))?;
-        config.validate()?;
-        Ok(config)
+        read_sections(experimental::into_sections(table)?, "(text)")
     }
 
     /// The config as a user writes it (the experimental switches in their own table). A
@@ -136,7 +140,7 @@ impl Config {
         self.search.validate()?;
         self.eval.validate()?;
         crate::with_game!(self.game, G => self.mcts.validate::<G>())?;
-        self.flip_rules.validate()?;
+        self.rules.validate()?;
         self.model.validate()?;
         self.selfplay.validate()?;
         self.teacher.validate()?;
@@ -305,6 +309,17 @@ pub mod experimental {
     }
 }
 
+/// The config `table` (its experimental switches in their sections) holds, read from `source`
+/// and validated. Each game's rules section is read on its own first, so that a bad switch is
+/// named by its key.
+fn read_sections(table: toml::Table, source: &str) -> Result<Config, ConfigError> {
+    let parse = |e: toml::de::Error| experimental::rename_key(ConfigError::Parse { path: source.to_string(), message: one_line(&e.to_string()) });
+    crate::registry::GameRules::check_sections(&table).map_err(parse)?;
+    let config = Config::deserialize(toml::Value::Table(table)).map_err(parse)?;
+    config.validate()?;
+    Ok(config)
+}
+
 /// Refuses a float anywhere under `v` (at `key`) that is NaN or infinite, naming its key.
 fn check_finite(v: &toml::Value, key: &str) -> Result<(), ConfigError> {
     match v {
@@ -383,8 +398,8 @@ mod tests {
     #[test]
     fn overrides_follow_the_default_types() {
         let c = Config::load(None, &["rules.dog_over_wolf=on".into(), "rules.repetition=off".into(), "search.hash_mb=8".into()]).unwrap();
-        assert!(c.rules.dog_over_wolf);
-        assert_eq!(c.rules.repetition, Repetition::Off);
+        assert!(c.rules.jungle.dog_over_wolf);
+        assert_eq!(c.rules.jungle.repetition, Repetition::Off);
         assert_eq!(c.search.hash_mb, 8);
     }
 
@@ -486,7 +501,7 @@ mod tests {
     #[test]
     fn snapshot_round_trips() {
         let mut c = Config::default();
-        c.rules.max_plies = 300;
+        c.rules.jungle.max_plies = 300;
         c.search.threads = 2;
         assert_eq!(Config::from_toml(&c.to_toml()).unwrap(), c);
     }

@@ -16,14 +16,15 @@ use junglezero::game::Encode;
 use junglezero::jungle::JungleGame;
 use junglezero::mcts::{MctsConfig, MctsPlayer};
 use junglezero::nn::NetEvaluator;
+use junglezero::pipeline::RunGame;
 use junglezero::player::{Limits, Player};
 use junglezero::tb::Tablebase;
 
 use crate::cli::ConfigArgs;
 
 pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions: usize, min_plies: u16, tactics: u32, args: &ConfigArgs) -> anyhow::Result<()> {
-    let config = super::load_config(args)?;
-    let rules = config.rules;
+    let config = crate::cmd::load_config(args)?;
+    let rules = <JungleGame as RunGame>::rules(&config);
     let tb = Arc::new(Tablebase::open(dir, &rules)?);
     let net = Arc::new(NetEvaluator::load(model, &config.hardware, JungleGame::SHAPE).with_context(|| model.display().to_string())?);
     let sample: Vec<(JungleGame, u16)> =

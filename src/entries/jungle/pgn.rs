@@ -9,10 +9,10 @@
 
 use std::fmt::Write as _;
 
-use super::play::PlayedGame;
-use crate::jungle::{Position, Rules, Side, fen};
+use crate::arena::play::PlayedGame;
+use crate::jungle::{JungleGame, Position, Rules, Side, fen};
 
-pub fn result_text(g: &PlayedGame) -> &'static str {
+pub fn result_text(g: &PlayedGame<JungleGame>) -> &'static str {
     match g.outcome.winner.map(Side::from_player) {
         Some(Side::Red) => "1-0",
         Some(Side::Blue) => "0-1",
@@ -21,7 +21,7 @@ pub fn result_text(g: &PlayedGame) -> &'static str {
 }
 
 /// One game as PGN text.
-pub fn game_pgn(g: &PlayedGame, round: usize, a: &str, b: &str, rules: &Rules, date: &str) -> String {
+pub fn game_pgn(g: &PlayedGame<JungleGame>, round: usize, a: &str, b: &str, rules: &Rules, date: &str) -> String {
     let (red, blue) = if g.a_red { (a, b) } else { (b, a) };
     let result = result_text(g);
     let mut s = String::new();

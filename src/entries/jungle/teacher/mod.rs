@@ -1,5 +1,8 @@
 //! Jungle's teacher stage: the alpha-beta engine's games before the first generation (see
-//! [`crate::selfplay::teacher`]), written as shards like self-play's.
+//! [`crate::selfplay::teacher`]), written as shards like self-play's; the engine's games
+//! themselves are [`games`].
+
+pub mod games;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -9,7 +12,7 @@ use crate::pipeline::{Pipeline, PipelineError, ProgressFn};
 use crate::selfplay::record::GameRecord;
 use crate::selfplay::shards::ShardWriter;
 use crate::selfplay::stage::{SelfplaySummary, games_event};
-use crate::selfplay::teacher;
+use crate::selfplay::teacher::SHARD_PREFIX;
 use crate::store::StoreError;
 use crate::store::events::Event;
 use crate::store::hooks::{phase, unwritten};
@@ -29,19 +32,19 @@ pub fn teach(p: &mut Pipeline<JungleGame>, progress: &mut ProgressFn, stop: &Ato
     let start = Instant::now();
     let done = std::cell::Cell::new(0u64);
     let plies = std::cell::Cell::new(0u64);
-    let mut writer = ShardWriter::new(&p.run.games_dir(), teacher::SHARD_PREFIX, c.selfplay.games_per_shard);
+    let mut writer = ShardWriter::new(&p.run.games_dir(), SHARD_PREFIX, c.selfplay.games_per_shard);
     let mut records_for_metrics: Vec<GameRecord<JungleGame>> = Vec::new();
-    let run = teacher::TeacherRun {
+    let run = games::TeacherRun {
         config: &c.teacher,
         search: &c.search,
         eval: &c.eval,
-        rules: c.rules,
+        rules: c.rules.jungle,
         first: have,
         games,
         seed: c.train.seed ^ 0x7EAC_4E25,
         threads: c.selfplay.worker_count(),
     };
-    let res = teacher::play_games(
+    let res = games::play_games(
         &run,
         stop,
         |rec| {

@@ -9,14 +9,15 @@ use std::time::Instant;
 use junglezero::alphabeta::{Engine, Eval};
 use junglezero::game::Game;
 use junglezero::jungle::JungleGame;
+use junglezero::pipeline::RunGame;
 use junglezero::player::Limits;
 use junglezero::tb::{Tablebase, Value};
 
 use crate::cli::ConfigArgs;
 
 pub fn run(dir: &std::path::Path, positions: usize, depth: u32, min_plies: u16, args: &ConfigArgs) -> anyhow::Result<()> {
-    let config = super::load_config(args)?;
-    let rules = config.rules;
+    let config = crate::cmd::load_config(args)?;
+    let rules = <JungleGame as RunGame>::rules(&config);
     let tb = Arc::new(Tablebase::open(dir, &rules)?);
     let sample = sample(&tb, &rules, positions, min_plies);
     if sample.is_empty() {

@@ -12,8 +12,8 @@ use junglezero::store::{Outputs, caps};
 use junglezero::tb::generate::{Built, build_dir};
 use junglezero::tb::{Material, Tablebase};
 
-use super::progress::bar;
 use crate::cli::{ConfigArgs, TbCommand};
+use crate::cmd::progress::bar;
 
 pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
     match cmd {
@@ -77,10 +77,10 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
         }
         TbCommand::Score { tb, models, model_flags, rules, config } => {
             let models = if model_flags.is_empty() { models } else { model_flags };
-            let mut config = super::load_config(&config)?;
-            config.rules = JungleGame::rules_with(&config, rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
+            let mut config = crate::cmd::load_config(&config)?;
+            config.rules.jungle = JungleGame::rules_with(&config, rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
             // Opened here first, so a folder without tables (or built for other rules) is an error.
-            let tables = junglezero::tb::shared(&tb, &config.rules)?;
+            let tables = junglezero::tb::shared(&tb, &config.rules.jungle)?;
             tables.report_damage_myself();
             config.tablebase.dir = tb.display().to_string();
             let sample = <JungleGame as RunGame>::yardstick(&config);
@@ -103,7 +103,7 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
 
 /// The config's Jungle rules with `--rules` over them.
 fn rules_of(config: &ConfigArgs, spec: Option<&str>) -> anyhow::Result<Rules> {
-    let config = super::load_config(config)?;
+    let config = crate::cmd::load_config(config)?;
     JungleGame::rules_with(&config, spec).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))
 }
 

@@ -1,0 +1,121 @@
+//! `junglezero bench nn|selfplay|train`: the network's speed alone, in self-play, and in
+//! training, for the game the config names.
+
+use std::io::Write;
+
+use junglezero::config::Config;
+use junglezero::nn::NetEvaluator;
+use junglezero::nn::device::parse_device;
+use junglezero::nn::measure::bench::raw_throughput;
+use junglezero::nn::model::ModelConfig;
+use junglezero::pipeline::RunGame;
+
+/// Raw inference: positions per second at each power-of-two batch up to `max_batch`.
+pub fn nn<G: RunGame>(max_batch: usize, threads: usize, seconds: f64, config: &Config) -> anyhow::Result<()> {
+    let rules = <G as RunGame>::rules(config);
+    let eval = NetEvaluator::random_init(&config.model, G::SHAPE, &config.hardware, 1)?;
+    let flops = config.model.flops_per_position(G::SHAPE) as f64;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "net {} ({:.1} MFLOP/position) device {}{} threads {threads}",
+        config.model.describe(),
+        flops / 1e6,
+        config.hardware.describe(),
+        match eval.fused_options() {
+            Some(o) => format!(" (fused CPU path: {})", o.describe()),
+            None => " (burn kernels)".into(),
+        }
+    )?;
+    let mut batch = 1;
+    while batch <= max_batch.max(1) {
+        let rate = raw_throughput::<G>(&eval, &rules, batch, threads, seconds);
+        writeln!(out, "batch {batch:5} evals/s {rate:9.0} GFLOP/s {:7.2}", rate * flops / 1e9)?;
+        out.flush()?;
+        batch *= 2;
+    }
+    if let Some(tunings) = eval.gpu_tunings() {
+        writeln!(out, "cuDNN algorithm tunings: {tunings} (one per stream and power-of-two batch bucket)")?;
+    }
+    Ok(())
+}
+
+/// Self-play evals/s against raw inference at the same batch size and thread count. The last
+/// line is exactly `selfplay evals/s X raw evals/s Y ratio Z`.
+pub fn selfplay<G: RunGame>(seconds: f64, config: &Config) -> anyhow::Result<()> {
+    let rules = <G as RunGame>::rules(config);
+    let eval = NetEvaluator::random_init(&config.model, G::SHAPE, &config.hardware, 1)?;
+    let workers = config.selfplay.worker_count();
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "net {} device {} workers {workers} games in flight {} sims {}/{} (full/fast)",
+        config.model.describe(),
+        config.hardware.describe(),
+        config.selfplay.games_in_flight,
+        config.selfplay.full_sims,
+        config.selfplay.fast_sims
+    )?;
+    let server = junglezero::mcts::server::ServerStats::default();
+    let r = junglezero::mcts::server::maybe_served(&eval, config.selfplay.server_config(), &server, |e| {
+        junglezero::selfplay::bench::measure::<G, _>(e, &config.mcts, &config.selfplay, rules.clone(), seconds)
+    });
+    let x = r.evals_per_second();
+    // Raw inference is measured the way the device was fed: the workers' own batches from as
+    // many threads, or the server's merged batches from its one thread.
+    let (mean_batch, threads) =
+        if config.selfplay.inference_server { (server.mean_batch().round().max(1.0) as usize, 1) } else { (r.mean_batch().round().max(1.0) as usize, workers) };
+    writeln!(
+        out,
+        "self-play: {} evals in {} batches (mean batch {:.0}), {} moves, {} games, {:.1} s, {:.0}% of worker time in the network",
+        r.evals,
+        r.batches.max(1),
+        r.mean_batch(),
+        r.moves,
+        r.games,
+        r.seconds,
+        100.0 * r.eval_seconds / (r.seconds * workers as f64)
+    )?;
+    if config.selfplay.inference_server {
+        writeln!(
+            out,
+            "inference server: {} network calls, mean batch {:.1} on the device",
+            server.calls.load(std::sync::atomic::Ordering::Relaxed),
+            server.mean_batch()
+        )?;
+    } else {
+        writeln!(out, "no inference server: each worker calls the network, mean batch {mean_batch} on the device")?;
+    }
+    let y = raw_throughput::<G>(&eval, &rules, mean_batch, threads, (seconds / 3.0).clamp(2.0, 10.0));
+    if let Some(tunings) = eval.gpu_tunings() {
+        writeln!(out, "cuDNN algorithm tunings: {tunings} (one per stream and power-of-two batch bucket)")?;
+    }
+    writeln!(out, "selfplay evals/s {x:.0} raw evals/s {y:.0} ratio {:.3}", x / y)?;
+    Ok(())
+}
+
+/// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
+/// net, on the configured device.
+pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
+    use junglezero::train::bench::{seconds_per_step, synthetic_batch};
+    let device = parse_device(&config.hardware.device)?.autodiff();
+    let b = config.train.batch_size;
+    let mut out = std::io::stdout().lock();
+    let mut shapes = vec![("configured", config.model.clone())];
+    if config.model != ModelConfig::gpu_sized() {
+        shapes.push(("gpu-sized", ModelConfig::gpu_sized()));
+    }
+    let batch = synthetic_batch::<G>(&<G as RunGame>::rules(config), b);
+    for (label, model) in shapes {
+        let per_step = seconds_per_step(&model, G::SHAPE, &config.train, &device, &batch, steps);
+        writeln!(
+            out,
+            "train {label} net {} batch {b} device {} optimizer {:?}: {:.0} samples/s ({per_step:.3} s/step)",
+            model.describe(),
+            config.hardware.describe(),
+            config.train.optimizer,
+            b as f64 / per_step
+        )?;
+    }
+    Ok(())
+}
