@@ -30,6 +30,11 @@ impl Setting {
         if self.section.is_empty() { self.name.to_string() } else { format!("{}.{}", self.section, self.name) }
     }
 
+    /// The setting's value in a config's TOML table (sections as tables).
+    pub fn value_in<'a>(&self, table: &'a toml::Table) -> Option<&'a toml::Value> {
+        lookup(table, self.section, self.name)
+    }
+
     /// The range's ends as the setting's type writes them (`0.05`, not the single-precision
     /// number's double `0.05000000074505806`).
     pub fn range_text(&self) -> Option<(String, String)> {
@@ -59,6 +64,11 @@ pub trait Section {
 
     /// Every declared range, checked.
     fn check_ranges(&self) -> Result<(), crate::check::ConfigError>;
+}
+
+/// The value at `section.name` of a config's TOML table (`name` alone for an empty section).
+pub fn lookup<'a>(table: &'a toml::Table, section: &str, name: &str) -> Option<&'a toml::Value> {
+    if section.is_empty() { table.get(name) } else { table.get(section).and_then(|s| s.get(name)) }
 }
 
 /// The setting at `key` (`section.name`, or a top-level `name`) among `all`.

@@ -16,8 +16,7 @@ pub fn run(cmd: ConfigCommand) -> anyhow::Result<()> {
             let surface = junglezero::config::experimental::into_sections(table)?;
             writeln!(out, "{:<40} {:<10} {:<14} {:<22} {:<14} help", "key", "type", "default", "range", "option")?;
             for s in settings() {
-                let default = if s.section.is_empty() { surface.get(s.name) } else { surface.get(s.section).and_then(|t| t.get(s.name)) };
-                let default = default.map_or_else(String::new, |v| v.to_string());
+                let default = s.value_in(&surface).map_or_else(String::new, |v| v.to_string());
                 let range = match (s.range_text(), s.each) {
                     (Some((lo, hi)), false) => format!("{lo} to {hi}"),
                     (Some((lo, hi)), true) => format!("each {lo} to {hi}"),

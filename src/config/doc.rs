@@ -133,8 +133,7 @@ fn entry(out: &mut String, key: &str, value: &toml::Value, help: &str) {
 pub fn documented_defaults() -> String {
     let table: toml::Table = Config::default().to_toml().parse().expect("the default config reads back");
     let value = |section: &str, key: &str| -> toml::Value {
-        let v = if section.is_empty() { table.get(key) } else { table.get(section).and_then(|s| s.get(key)) };
-        v.cloned().unwrap_or_else(|| panic!("the default config has {section}.{key}"))
+        crate::settings::lookup(&table, section, key).cloned().unwrap_or_else(|| panic!("the default config has {section}.{key}"))
     };
     let mut out = String::from(HEADER);
     out.push('\n');
@@ -192,8 +191,7 @@ mod tests {
         let table: toml::Table = Config::default().to_toml().parse().unwrap();
         let surface = experimental::into_sections(table).unwrap();
         for s in &all {
-            let v = if s.section.is_empty() { surface.get(s.name) } else { surface.get(s.section).and_then(|t| t.get(s.name)) };
-            let v = v.unwrap_or_else(|| panic!("{} is declared but not in the config", s.key()));
+            let v = s.value_in(&surface).unwrap_or_else(|| panic!("{} is declared but not in the config", s.key()));
             if let (Some((lo, hi)), false) = (s.range, s.each) {
                 let x = v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).unwrap();
                 assert!(lo <= x && x <= hi, "{}: default {x} outside {lo}..={hi}", s.key());
