@@ -50,6 +50,10 @@ pub enum Command {
     /// A tournament of several players: round robin (or a gauntlet), a crosstable and
     /// Bradley-Terry ratings; resumes where it stopped.
     Tournament(TournamentArgs),
+    /// Build a book of balanced openings: random openings, each played by every --players
+    /// spec against itself; those whose first player scores nearest 50 % are written out, one a
+    /// line (as `--openings` reads them). Resumes from its work folder.
+    Book(BookArgs),
     /// The JSON analysis engine: one query per line on stdin, one answer per line on stdout,
     /// many searches at once sharing one batched network.
     Analysis(AnalysisArgs),
@@ -352,6 +356,38 @@ pub enum BenchCommand {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// Play at a chosen strength, measured: the classical engine at each level of --elo
+    /// against the ladder's anchors (its depths 1 to --depths; depth 1 = 0) and the next level
+    /// up, from random openings, all rated together;
+    /// prints the requested against the measured Elo. Resumes from its folder like `tournament`.
+    Levels {
+        /// The levels (Elo), e.g. -300,0,300,600.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true, required = true)]
+        elo: Vec<i32>,
+        /// Games of each pairing.
+        #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+        games: u32,
+        /// The deepest anchor.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(2..=16))]
+        depths: u32,
+        /// Anchors each level plays: those rated nearest to it.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=16))]
+        opponents: u32,
+        /// The folder: the anchors' games, the levels' games and results.json.
+        #[arg(long = "out-dir", value_name = "DIR", default_value = "levels")]
+        out: PathBuf,
+        /// Write into a folder whose results.json is not this bench's (it is replaced).
+        #[arg(long)]
+        force: bool,
+        /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
+        #[arg(long, value_parser = declared::<u64>("arena.concurrency"))]
+        concurrency: Option<u64>,
+        /// Seed of the random openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Training samples per second for the configured net and the GPU-sized net.
     Train {
         /// Timed optimiser steps per net (after two warm-up steps).
@@ -451,6 +487,10 @@ pub struct PlayArgs {
     /// A network (a .jzm file): the engine is MCTS with it.
     #[arg(long, value_name = "PATH", required_if_eq("engine", "mcts"))]
     pub model: Option<PathBuf>,
+    /// Play against the classical engine held to this level of the Elo scale (alpha-beta depth
+    /// 1 = 0; see `alphabeta:elo=`), instead of its full strength.
+    #[arg(long, value_name = "E", allow_hyphen_values = true, conflicts_with_all = ["model", "engine"])]
+    pub elo: Option<i32>,
     /// Engine thinking time per move in milliseconds (at most a day).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub movetime: u64,
@@ -587,10 +627,12 @@ pub struct ArenaArgs {
     /// Seed of the opening suite.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Openings from a file instead of random ones: one a line (moves from the start, e.g.
-    /// `a3a4 g7g6`, or a FEN, optionally followed by `moves ...`) or PGN (a `[FEN]` tag sets the
-    /// game's start); pair N plays opening N, round and round.
-    #[arg(long, value_name = "FILE")]
+    /// The openings (default: the shipped book of balanced openings, books/jungle-balanced.txt,
+    /// under the default rules): `random` for random ones of arena.opening_plies plies, or a
+    /// file: one a line (moves from the start, e.g. `a3a4 g7g6`, or a FEN, optionally followed
+    /// by `moves ...`) or PGN (a `[FEN]` tag sets the game's start); pair N plays opening N,
+    /// round and round.
+    #[arg(long, value_name = "FILE|random")]
     pub openings: Option<PathBuf>,
     /// The match's journal: every finished game is appended to FILE as it ends, and the same
     /// command with the same FILE plays only the games it does not hold yet.
@@ -695,6 +737,10 @@ pub struct TournamentArgs {
     /// Only the first player against each of the others.
     #[arg(long)]
     pub gauntlet: bool,
+    /// Only these pairings, by the players' numbers from 1 (e.g. `1-2,2-3,1-4`), instead of a
+    /// round robin.
+    #[arg(long, value_name = "I-J,...", conflicts_with = "gauntlet")]
+    pub pairings: Option<String>,
     /// End each pairing early once the sequential test decides it (as `arena --sprt`; for a
     /// gauntlet: whether the first player is stronger than each other by elo1, not by elo0).
     #[arg(long, value_parser = parse_sprt)]
@@ -712,14 +758,56 @@ pub struct TournamentArgs {
     /// Seed of the random openings (each pairing's games start from the same openings).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Openings from a file instead: one a line (moves from the start, e.g. `a3a4 g7g6`, or a
-    /// FEN, optionally followed by `moves ...`) or PGN; pair N of each pairing plays opening N,
-    /// round and round.
-    #[arg(long, value_name = "FILE")]
+    /// The openings (default: the shipped book of balanced openings under the default rules):
+    /// `random` for random ones of arena.opening_plies plies, or a file as `arena --openings`
+    /// reads it; pair N of each pairing plays opening N, round and round.
+    #[arg(long, value_name = "FILE|random")]
     pub openings: Option<PathBuf>,
     /// Rule switches over the config's.
     #[arg(long)]
     pub rules: Option<String>,
+    /// The game (default: the config's `game`).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct BookArgs {
+    /// Who judges the openings (as `arena --a` takes them), each playing itself; a player that
+    /// chooses at random (`temp=`) gives each game of an opening its own course.
+    #[arg(long, num_args = 1.., required = true, value_parser = parse_spec)]
+    pub players: Vec<SpecText>,
+    /// Random openings judged.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub candidates: u32,
+    /// Plies of each opening.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=40))]
+    pub plies: u32,
+    /// Games each player plays from each opening (rounded up to an even number): one number
+    /// for every player, or one a player (`4,2`: a player that always plays the same game
+    /// needs only a pair, with the colours swapped).
+    #[arg(long, value_delimiter = ',', default_value = "4", value_parser = clap::value_parser!(u32).range(2..=1000))]
+    pub games: Vec<u32>,
+    /// Openings kept: those whose first player scores nearest 50 %.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub keep: u32,
+    /// The book (a new file unless --force).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The games played so far, one journal a player (the same command resumes from it).
+    #[arg(long, value_name = "DIR", default_value = "book-games")]
+    pub work_dir: PathBuf,
+    /// Replace an existing book.
+    #[arg(long)]
+    pub force: bool,
+    /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
+    #[arg(long, value_parser = declared::<u64>("arena.concurrency"))]
+    pub concurrency: Option<u64>,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// The game (default: the config's `game`).
     #[arg(long, value_enum)]
     pub game: Option<GameKind>,

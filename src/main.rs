@@ -81,6 +81,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Analyse(args) => cmd::analyse_position::run(args),
         Command::Analysis(args) => cmd::analysis_engine::run(args),
         Command::Tournament(args) => cmd::tournament::run(args),
+        Command::Book(args) => cmd::book::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Dump(args) => cmd::train::dump(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),

@@ -276,7 +276,9 @@ async function maybeEngineMove(gen) {
   const req = { position: positionRequest(), engine: who, session: S.session + '-play' };
   if (who === 'alphabeta') {
     const t = parseInt($('ab-time').value, 10);
-    if (t > 0) req.movetime = t; else req.depth = parseInt($('ab-depth').value, 10) || 4;
+    const level = $('ab-level').value;
+    if (level !== '') req.elo = parseInt(level, 10);
+    else if (t > 0) req.movetime = t; else req.depth = parseInt($('ab-depth').value, 10) || 4;
   } else {
     const t = parseInt($('net-time').value, 10);
     if (t > 0) req.movetime = t; else req.sims = parseInt($('net-sims').value, 10) || 200;
@@ -565,10 +567,29 @@ function fillPlayers() {
   }
 }
 
+// The levels alpha-beta plays at in this game (Elo, alpha-beta depth 1 = 0), every 100 from the
+// weakest; full strength (by depth or time) first.
+function fillLevels() {
+  const sel = $('ab-level');
+  const keep = sel.value;
+  sel.innerHTML = '<option value="">full strength</option>';
+  const range = ((S.info && S.info.levels) || []).find((l) => l.game === S.game);
+  sel.disabled = !range;
+  if (!range) return;
+  for (let e = Math.ceil(range.min / 100) * 100; e <= range.max; e += 100) {
+    const o = document.createElement('option');
+    o.value = String(e);
+    o.textContent = `Elo ${e > 0 ? '+' : ''}${e}` + (e === 0 ? ' (depth 1)' : '');
+    sel.appendChild(o);
+  }
+  if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
+}
+
 function setGame(game) {
   S.game = game;
   S.orientation = 'red';
   fillPlayers();
+  fillLevels();
   for (const side of ['red', 'blue']) $(side + '-player').addEventListener('change', () => { S.record = null; refresh(); });
   $('game-kind').addEventListener('change', (e) => setGame(e.target.value));
   buildBoard();
@@ -591,6 +612,7 @@ async function main() {
   $('model-name').textContent = S.info.model ? `network: ${S.info.model}` : 'no network loaded (alpha-beta only)';
   $('training-tab').classList.toggle('hidden', !S.info.report);
   fillPlayers();
+  fillLevels();
   for (const side of ['red', 'blue']) $(side + '-player').addEventListener('change', () => { S.record = null; refresh(); });
   $('game-kind').addEventListener('change', (e) => setGame(e.target.value));
   buildBoard();

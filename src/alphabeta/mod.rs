@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod eval;
 pub mod flip;
+pub mod level;
 pub mod search;
 pub mod tt;
 

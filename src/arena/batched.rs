@@ -7,7 +7,7 @@ use std::sync::mpsc;
 
 use super::adjudicate::Adjudicator;
 use super::match_game::MatchGame;
-use super::openings::{random_openings, start_game};
+use super::openings::{Opening, random_openings, start_game};
 use super::play::{MatchOutcome, MatchSettings, PairBook, PlayedGame, known_outcome};
 use crate::game::{Encode, Seat, Turn};
 use crate::mcts::cache::NnCache;
@@ -94,17 +94,23 @@ pub struct NetworkSearch<'a> {
     pub games_in_flight: usize,
 }
 
-/// Plays a match between two networks searching as `search` says.
+/// Plays a match between two networks searching as `search` says, from the openings of `book`
+/// (pair N plays opening N, round and round; each from the start position) or, without one,
+/// random openings as `s` says.
 pub fn run_network_match<G: MatchGame + Encode, A: Evaluator<G>, B: Evaluator<G>>(
     a: &A,
     b: &B,
     search: NetworkSearch,
     s: &MatchSettings<G>,
+    book: Option<&[Opening<G>]>,
     mut on_game: impl FnMut(&PlayedGame<G>, &super::stats::Tally, Option<f64>),
 ) -> MatchOutcome<G> {
     let NetworkSearch { mcts, sims, games_in_flight } = search;
     let pairs = s.games.div_ceil(2).max(1) as usize;
-    let openings = random_openings::<G>(&s.rules, s.opening_plies, pairs, s.seed);
+    let openings = match book {
+        Some(b) => b.to_vec(),
+        None => random_openings::<G>(&s.rules, s.opening_plies, pairs, s.seed),
+    };
     if openings.is_empty() {
         return MatchOutcome::default();
     }

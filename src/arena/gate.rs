@@ -74,7 +74,7 @@ pub fn gate_match<G: MatchGame + Encode, C: Evaluator<G>, B: Evaluator<G>>(
         oracle,
     };
     let search = super::batched::NetworkSearch { mcts, sims: g.sims, games_in_flight: g.games_in_flight };
-    let outcome = run_network_match(candidate, best, search, &settings, |_, _, _| {});
+    let outcome = run_network_match(candidate, best, search, &settings, None, |_, _, _| {});
     let t = &outcome.tally;
     let (accepted, why) = match outcome.verdict {
         Some(Verdict::H1) => (true, "SPRT accepted H1 (the candidate is stronger)".to_string()),

@@ -55,6 +55,16 @@ pub trait ArenaGame: MatchGame {
     /// with the settings' hash and threads where it has them.
     fn classical(settings: &PlayerSettings) -> PlayerSpec;
 
+    /// The levels of the Elo scale the classical engine can be held to (weakest, strongest);
+    /// none when it has no levels.
+    const LEVELS: Option<(i32, i32)> = None;
+
+    /// The classical engine held to level `elo` (within [`Self::LEVELS`]) with the settings'
+    /// hash; none when the game's engine has no levels.
+    fn at_level(_elo: i32, _settings: &PlayerSettings) -> Option<PlayerSpec> {
+        None
+    }
+
     /// Contestants of `spec` in games under `rules`: an `mcts` spec plays with `net` when it is
     /// given, otherwise with its model file, loaded now; a spec of another game's engine is
     /// refused.

@@ -1,6 +1,8 @@
 //! Player specifications for matches:
 //!
-//! - `alphabeta:depth=N` or `alphabeta:movetime=MS` (also `nodes=N`, `hash=MB`, `threads=N`)
+//! - `alphabeta:depth=N` or `alphabeta:movetime=MS` (also `nodes=N`, `hash=MB`, `threads=N`,
+//!   `temp=CP` to choose among the root moves by their scores); `alphabeta:elo=E` plays at a
+//!   level of the project's Elo scale (see [`crate::alphabeta::level`])
 //! - `mcts:model=PATH,sims=N` (also `movetime=MS`, `cpuct=X`, and `reuse=false` for a fresh
 //!   tree every move instead of `mcts.play_tree_reuse`); without `sims` a timed player searches
 //!   its whole time and an untimed one `mcts.playouts` simulations
@@ -38,6 +40,11 @@ pub enum PlayerSpec {
         nodes: Option<u64>,
         hash_mb: usize,
         threads: usize,
+        /// Choose among the root moves at random, weighted by `exp((score - best) / temp)`
+        /// (centi-units), instead of always the best one.
+        temp: Option<u32>,
+        /// Play at this level of the Elo scale (sets the depth, nodes and temperature).
+        elo: Option<i32>,
         tc: Option<TimeControl>,
     },
     Mcts {
@@ -120,6 +127,8 @@ pub enum SpecError {
     UnknownOption { kind: String, key: String, known: &'static str },
     #[error("{0} needs depth=N, movetime=MS, nodes=N or tc=MOVES/SECONDS+INC")]
     NoLimit(&'static str),
+    #[error("alphabeta option elo sets the depth, nodes and temperature itself; give it alone (movetime or tc may cap it)")]
+    EloAndLimits,
     #[error("{0} depth must be at least 1")]
     ZeroDepth(&'static str),
     #[error("alphabeta threads must be from 1 to 512, not {0}")]
@@ -219,6 +228,8 @@ pub mod ranges {
     pub const CPUCT_FACTOR: (f32, f32) = (0.0, 100.0);
     /// Plies of the root check (`mcts.play_tactics`; 0 off).
     pub const TACTICS: (u32, u32) = (0, 24);
+    /// The temperature of a choice among root moves, in centi-units.
+    pub const TEMP: (u32, u32) = (1, 100_000);
     /// An external engine's depth.
     pub const EXTERNAL_DEPTH: (u32, u32) = (1, 1000);
     /// The flip game's expectiminimax depth.
@@ -250,6 +261,7 @@ impl FromStr for PlayerSpec {
         match kind.trim() {
             "alphabeta" => {
                 let (mut depth, mut movetime, mut nodes, mut hash_mb, mut threads) = (None, None, None, 16, 1);
+                let (mut temp, mut elo) = (None, None);
                 for (k, v) in &opts {
                     match k.as_str() {
                         "depth" => depth = Some(ranged(kind, k, v, (1, crate::alphabeta::MAX_DEPTH))?),
@@ -257,10 +269,15 @@ impl FromStr for PlayerSpec {
                         "nodes" => nodes = Some(ranged(kind, k, v, ranges::NODES)?),
                         "hash" => hash_mb = ranged(kind, k, v, crate::alphabeta::HASH_MB)?,
                         "threads" => threads = num(kind, k, v)?,
-                        other => return Err(unknown(other, "depth, movetime, nodes, hash, threads, tc")),
+                        "temp" => temp = Some(ranged(kind, k, v, ranges::TEMP)?),
+                        "elo" => elo = Some(ranged(kind, k, v, crate::alphabeta::level::ELO_RANGE)?),
+                        other => return Err(unknown(other, "depth, movetime, nodes, hash, threads, temp, elo, tc")),
                     }
                 }
-                if depth.is_none() && movetime.is_none() && nodes.is_none() && tc.is_none() {
+                if elo.is_some() && (depth.is_some() || nodes.is_some() || temp.is_some()) {
+                    return Err(SpecError::EloAndLimits);
+                }
+                if depth.is_none() && movetime.is_none() && nodes.is_none() && tc.is_none() && elo.is_none() {
                     return Err(SpecError::NoLimit("alphabeta"));
                 }
                 if depth == Some(0) {
@@ -270,7 +287,7 @@ impl FromStr for PlayerSpec {
                     return Err(SpecError::Threads(threads));
                 }
                 crate::check::check_memory("hash", (hash_mb as u128) << 20).map_err(|e| SpecError::Memory(e.to_string().replace("config key 'hash': ", "")))?;
-                Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, tc })
+                Ok(PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, temp, elo, tc })
             }
             "mcts" => {
                 let (mut model, mut sims, mut movetime, mut c_puct, mut reuse) = (None, None, None, None, None);
@@ -339,13 +356,15 @@ impl fmt::Display for PlayerSpec {
         let join = |parts: Vec<Option<String>>| parts.into_iter().flatten().collect::<Vec<_>>().join(",");
         let tc = opt("tc", self.time_control().map(|t| t.to_string()));
         match self {
-            PlayerSpec::AlphaBeta { depth, movetime, nodes, threads, .. } => write!(
+            PlayerSpec::AlphaBeta { depth, movetime, nodes, threads, temp, elo, .. } => write!(
                 f,
                 "alphabeta:{}",
                 join(vec![
+                    opt("elo", elo.map(|e| e.to_string())),
                     opt("depth", depth.map(|d| d.to_string())),
                     opt("movetime", movetime.map(|d| d.to_string())),
                     opt("nodes", nodes.map(|d| d.to_string())),
+                    opt("temp", temp.map(|t| t.to_string())),
                     opt("threads", Some(threads.to_string()).filter(|_| *threads != 1)),
                     tc
                 ])
@@ -480,7 +499,7 @@ mod tests {
     fn specs_parse_and_print() {
         assert_eq!(
             "alphabeta:depth=3".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None }
+            PlayerSpec::AlphaBeta { depth: Some(3), movetime: None, nodes: None, hash_mb: 16, threads: 1, temp: None, elo: None, tc: None }
         );
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { tc: None });
         let threaded: PlayerSpec = "alphabeta:movetime=100,threads=2".parse().unwrap();

@@ -46,20 +46,20 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
     let mut resumed = Vec::new();
     let mut earlier = std::collections::HashSet::new();
     let outcome: MatchOutcome<G> = match (&spec_a, &spec_b, fa.network(), fb.network()) {
-        // Two networks with the same budget, random openings and no journal: batch their
-        // leaves across games.
+        // Two networks with the same budget, openings from the start position and no journal:
+        // batch their leaves across games.
         (
             PlayerSpec::Mcts { sims: sa, movetime: None, c_puct: None, cpuct_factor: None, tactics: None, reuse: None, tc: None, .. },
             PlayerSpec::Mcts { sims: sb, movetime: None, c_puct: None, cpuct_factor: None, tactics: None, reuse: None, tc: None, .. },
             Some(na),
             Some(nb),
         ) if sa.unwrap_or(config.mcts.playouts) == sb.unwrap_or(config.mcts.playouts)
-            && book.is_none()
+            && book.as_ref().is_none_or(|b| b.iter().all(|o| o.root.is_none()))
             && args.log.is_none()
             && config.mcts.play_tactics == 0 =>
         {
             let search = NetworkSearch { mcts: &config.mcts, sims: sa.unwrap_or(config.mcts.playouts), games_in_flight: 16 };
-            run_network_match(&**na, &**nb, search, &settings, |_, t, llr| progress(t, llr))
+            run_network_match(&**na, &**nb, search, &settings, book.as_deref(), |_, t, llr| progress(t, llr))
         }
         _ => {
             let mut journal = None;
@@ -145,7 +145,7 @@ fn report<G: MatchGame>(
 ) -> anyhow::Result<()> {
     let t = &outcome.tally;
     if outcome.openings < t.pairs() as usize {
-        eprintln!("note: only {} distinct openings of {} plies exist; openings were reused", outcome.openings, settings.opening_plies);
+        eprintln!("note: {} distinct openings for {} pairs of games; openings were reused", outcome.openings, t.pairs());
     }
     let mut out = std::io::stdout().lock();
     write!(out, "{}", summary(name_a, name_b, t, settings.sprt.as_ref()))?;

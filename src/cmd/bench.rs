@@ -44,6 +44,11 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             let c = super::load_config(&config)?;
             junglezero::with_game!(c.game, G => super::bench_player::run::<G>(&model, sims, &combos, tactics, &c))
         }
+        BenchCommand::Levels { elo, games, depths, opponents, out, force, concurrency, seed, config } => {
+            let c = super::load_config(&config)?;
+            let plan = super::bench_levels::Plan { elos: elo, games, depths, opponents: opponents as usize, dir: out, force, concurrency, seed };
+            junglezero::with_game!(c.game, G => super::bench_levels::run::<G>(&plan, &c))
+        }
         BenchCommand::Tb { tb, positions, depth, min_plies, config } => super::jungle::bench_tb::run(&tb, positions, depth, min_plies, &config),
         BenchCommand::Races { tb, model, sims, positions, min_plies, tactics, config } => {
             super::jungle::bench_races::run(&tb, &model, sims, positions, min_plies, tactics, &config)

@@ -2,6 +2,8 @@
 
 use std::io::{BufRead, Write};
 
+use anyhow::Context;
+
 use junglezero::arena::match_game::ArenaGame;
 use junglezero::arena::spec::PlayerSpec;
 use junglezero::config::Config;
@@ -24,12 +26,19 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     let rules = super::rules_from_args::<G>(&args.position, config)?;
     let mut game = super::game_from_args::<G>(&args.position, &rules)?;
     let settings = config.players();
-    let spec = match (args.engine, &args.model) {
-        (Some(EngineKind::Alphabeta), Some(_)) => anyhow::bail!("--model is the network of --engine mcts; leave it out to play the classical engine"),
-        (Some(EngineKind::Mcts) | None, Some(path)) => PlayerSpec::mcts(path.clone(), config.mcts.playouts),
+    let spec = match (args.engine, &args.model, args.elo) {
+        (_, _, Some(elo)) => match <G as ArenaGame>::LEVELS {
+            None => anyhow::bail!("--elo: the {} game's engine has no strength levels", G::NAME.name()),
+            Some((lo, hi)) if !(lo..=hi).contains(&elo) => anyhow::bail!("--elo {elo} is outside the levels {lo} to {hi}"),
+            Some(_) => <G as ArenaGame>::at_level(elo, &settings).context("no such level")?,
+        },
+        (Some(EngineKind::Alphabeta), Some(_), None) => anyhow::bail!("--model is the network of --engine mcts; leave it out to play the classical engine"),
+        (Some(EngineKind::Mcts) | None, Some(path), None) => PlayerSpec::mcts(path.clone(), config.mcts.playouts),
         _ => G::classical(&settings),
     };
-    let mut engine = <G as ArenaGame>::factory(spec, &settings, &rules, None)?.make(0)?.player;
+    // A level draws among moves: a new game, new draws.
+    let seed = if args.elo.is_some() { super::clock_seed() } else { 0 };
+    let mut engine = <G as ArenaGame>::factory(spec, &settings, &rules, None)?.make(seed)?.player;
     let human = match args.human {
         Colour::Red => Seat::First,
         Colour::Blue => Seat::Second,

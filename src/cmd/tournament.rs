@@ -11,11 +11,12 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use junglezero::arena::bt::{PairResult, fit};
+use junglezero::arena::bt::{PairResult, Rating, fit};
 use junglezero::arena::journal::{GameLine, Journal, Plan};
 use junglezero::arena::match_game::{ArenaGame, MatchGame};
 use junglezero::arena::openings::{Opening, openings_from_text};
 use junglezero::arena::play::{MatchSettings, run_match_skipping};
+use junglezero::arena::spec::PlayerSpec;
 use junglezero::config::Config;
 use junglezero::entries::HouseGame;
 use junglezero::store::{self, caps};
@@ -30,33 +31,73 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
 
 fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::Result<()> {
     let rules = G::rules_with(config, args.rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
+    let mut specs = Vec::new();
+    for (i, text) in args.players.iter().enumerate() {
+        specs.push(text.with_each(args.each.as_deref()).with_context(|| format!("player {}", i + 1))?);
+    }
+    let n = specs.len();
+    let pairings: Vec<(usize, usize)> = match &args.pairings {
+        Some(text) => parse_pairings(text, n)?,
+        None if args.gauntlet => (1..n).map(|j| (0, j)).collect(),
+        None => (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect(),
+    };
+    let schedule = Schedule {
+        specs,
+        pairings,
+        games: args.games,
+        seed: args.seed,
+        openings: args.openings.as_deref(),
+        dir: &args.out,
+        force: args.force,
+        concurrency: args.concurrency,
+        sprt: args.sprt,
+    };
+    let (names, played) = play::<G>(&schedule, config, &rules)?;
+    results(&args.out, &names, &played).map(|_| ())
+}
+
+/// What a tournament plays: its players, the pairings (indices into `specs`), the games of each
+/// pairing, where it keeps its journal, and how.
+pub struct Schedule<'a> {
+    pub specs: Vec<PlayerSpec>,
+    pub pairings: Vec<(usize, usize)>,
+    pub games: u32,
+    pub seed: u64,
+    pub openings: Option<&'a Path>,
+    pub dir: &'a Path,
+    pub force: bool,
+    pub concurrency: Option<u64>,
+    pub sprt: Option<junglezero::arena::stats::Sprt>,
+}
+
+/// Plays (or resumes) `s` under `rules`: every finished game is appended to its folder's journal
+/// (and, for a game with a PGN form, to games.pgn). Returns the players' names and every game.
+pub fn play<G: HouseGame>(s: &Schedule, config: &Config, rules: &<G as MatchGame>::Rules) -> anyhow::Result<(Vec<String>, Vec<GameLine>)> {
+    let rules = rules.clone();
     let settings = config.players();
     let mut factories = Vec::new();
-    for (i, text) in args.players.iter().enumerate() {
-        let spec = text.with_each(args.each.as_deref()).with_context(|| format!("player {}", i + 1))?;
-        factories.push(<G as ArenaGame>::factory(spec, &settings, &rules, None).with_context(|| format!("player {}", i + 1))?);
+    for (i, spec) in s.specs.iter().enumerate() {
+        factories.push(<G as ArenaGame>::factory(spec.clone(), &settings, &rules, None).with_context(|| format!("player {}", i + 1))?);
     }
     let names: Vec<String> = factories.iter().map(|f| f.name()).collect();
-    let (book, book_hash) = read_openings::<G>(args.openings.as_deref(), &rules, args.seed)?;
-    let n = names.len();
-    let pairings: Vec<(usize, usize)> =
-        if args.gauntlet { (1..n).map(|j| (0, j)).collect() } else { (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect() };
+    let (book, book_hash) = read_openings::<G>(s.openings, &rules, s.seed)?;
+    let pairings = s.pairings.clone();
     let plan = Plan {
         game: G::NAME.name().into(),
         players: names.clone(),
         pairings: pairings.clone(),
-        games: args.games.div_ceil(2) * 2,
-        seed: args.seed,
+        games: s.games.div_ceil(2) * 2,
+        seed: s.seed,
         opening_plies: config.arena.opening_plies,
         openings: book_hash,
         rules: rules.to_string(),
     };
-    let dir = &args.out;
+    let dir = s.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // A results.json without this tournament's journal beside it is someone else's file.
     let journal_path = dir.join("games.jsonl");
     let results_path = dir.join("results.json");
-    if std::fs::symlink_metadata(&journal_path).is_err() && std::fs::symlink_metadata(&results_path).is_ok() && !args.force {
+    if std::fs::symlink_metadata(&journal_path).is_err() && std::fs::symlink_metadata(&results_path).is_ok() && !s.force {
         anyhow::bail!(
             "{} is not this tournament's ({} has no games.jsonl): name another folder, or pass --force to replace it",
             results_path.display(),
@@ -83,24 +124,21 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
             continue;
         }
         pb.set_message(format!("{} vs {}", names[a], names[b]));
-        let s = MatchSettings::<G> {
+        let ms = MatchSettings::<G> {
             games: plan.games,
-            concurrency: junglezero::arena::ArenaConfig {
-                concurrency: args.concurrency.map_or(config.arena.concurrency, |c| c as usize),
-                ..config.arena.clone()
-            }
-            .workers(),
+            concurrency: junglezero::arena::ArenaConfig { concurrency: s.concurrency.map_or(config.arena.concurrency, |c| c as usize), ..config.arena.clone() }
+                .workers(),
             opening_plies: plan.opening_plies,
-            seed: args.seed,
+            seed: s.seed,
             rules: rules.clone(),
-            sprt: args.sprt,
+            sprt: s.sprt,
             max_consecutive_forfeits: config.arena.max_consecutive_forfeits,
             adjudication: config.arena.adjudication(),
             time_margin: std::time::Duration::from_millis(config.arena.time_margin_ms),
             oracle: oracle.clone(),
         };
         let mut write_error = None;
-        run_match_skipping(&*factories[a], &*factories[b], &s, book.as_deref(), resumed, |g, _, _| {
+        run_match_skipping(&*factories[a], &*factories[b], &ms, book.as_deref(), resumed, |g, _, _| {
             let line = GameLine::of(a, b, g);
             if let Err(e) = journal.append(&line) {
                 write_error.get_or_insert(e);
@@ -120,7 +158,29 @@ fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::R
         }
     }
     pb.finish_and_clear();
-    results(dir, &names, &played)
+    Ok((names, played))
+}
+
+/// `--pairings I-J,...` (players numbered from 1) as pairs of indices, each pairing once.
+pub fn parse_pairings(text: &str, players: usize) -> anyhow::Result<Vec<(usize, usize)>> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || anyhow::anyhow!("--pairings: '{}' is not two player numbers I-J from 1 to {players}", junglezero::check::clip(part));
+        let (a, b) = part.split_once('-').ok_or_else(bad)?;
+        let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+        if a == 0 || b == 0 || a > players || b > players || a == b {
+            return Err(bad());
+        }
+        let pair = (a - 1, b - 1);
+        if out.iter().any(|&(x, y)| (x, y) == pair || (y, x) == pair) {
+            anyhow::bail!("--pairings: {part} is named twice");
+        }
+        out.push(pair);
+    }
+    if out.is_empty() {
+        anyhow::bail!("--pairings names no pairing");
+    }
+    Ok(out)
 }
 
 /// `path` opened to append to (created when missing); a link or anything but a regular file
@@ -134,15 +194,33 @@ fn open_append(path: &Path) -> anyhow::Result<std::fs::File> {
     std::fs::OpenOptions::new().create(true).append(true).open(path).with_context(|| format!("cannot open {}", path.display()))
 }
 
-/// The openings of `path` (none: random openings) and what a journal's plan records of them.
+/// What `--openings random` asks for: random openings of `arena.opening_plies` plies.
+pub const RANDOM_OPENINGS: &str = "random";
+
+/// The openings of `path` and what a journal's plan records of them: a file's; `random`
+/// (none: random openings); without `--openings`, the game's shipped book when the match plays
+/// the default rules (random openings otherwise, said once).
 pub fn read_openings<G: HouseGame>(
     path: Option<&Path>,
     rules: &<G as MatchGame>::Rules,
     seed: u64,
 ) -> anyhow::Result<(Option<Vec<Opening<G>>>, Option<String>)> {
-    let Some(path) = path else { return Ok((None, None)) };
-    let text = store::read_text_capped(path, caps::TEXT, "openings file").with_context(|| path.display().to_string())?;
-    let book = openings_from_text::<G>(&text, rules, seed).with_context(|| path.display().to_string())?;
+    let (text, what) = match path {
+        Some(p) if p.as_os_str() == RANDOM_OPENINGS => return Ok((None, None)),
+        Some(path) => (store::read_text_capped(path, caps::TEXT, "openings file").with_context(|| path.display().to_string())?, path.display().to_string()),
+        None => {
+            let Some(book) = G::BOOK else { return Ok((None, None)) };
+            let default = <G as junglezero::pipeline::RunGame>::rules(&Config::default());
+            if rules.to_string() != default.to_string() {
+                eprintln!(
+                    "note: the shipped book of openings is for the default rules; these rules play random openings (--openings FILE for a book of their own)"
+                );
+                return Ok((None, None));
+            }
+            (book.to_string(), format!("the shipped {} book", G::NAME.name()))
+        }
+    };
+    let book = openings_from_text::<G>(&text, rules, seed).with_context(|| what.clone())?;
     // Blank lines and trailing spaces are no part of the openings: the fingerprint is taken
     // without them (a file that has none hashes as its bytes, as earlier journals recorded).
     let clean: String = text.lines().map(str::trim_end).filter(|l| !l.is_empty()).flat_map(|l| [l, "\n"]).collect();
@@ -150,8 +228,9 @@ pub fn read_openings<G: HouseGame>(
     Ok((Some(book), Some(hash)))
 }
 
-/// Prints and writes the standings and the crosstable.
-fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Result<()> {
+/// Prints and writes the standings and the crosstable; returns the ratings (the first player
+/// at 0; none for a player no game connects to it).
+pub fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Result<Vec<Option<Rating>>> {
     let n = names.len();
     // (points, games) of row against column.
     let mut table = vec![vec![(0.0f64, 0u32); n]; n];
@@ -225,5 +304,5 @@ fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Result<(
     // This tournament's own file (checked at the start): replaced, never written through a link.
     store::write_output(&dir.join("results.json"), serde_json::to_string_pretty(&json)?.as_bytes(), true)?;
     writeln!(out, "\n{} games; ratings anchored at {} = 0; results in {}", games.len(), names[0], dir.join("results.json").display())?;
-    Ok(())
+    Ok(ratings)
 }

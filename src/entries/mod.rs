@@ -34,6 +34,9 @@ pub trait HouseGame: ProtocolGame + ServeGame {
     /// A config (under configs/) whose training loop runs in seconds: the tests train it for
     /// every game of the registry.
     const SMOKE_CONFIG: &'static str;
+    /// The shipped book of balanced openings (`books/`, built by `junglezero book`) that
+    /// `arena` and `tournament` play by default under the default rules; none: random openings.
+    const BOOK: Option<&'static str> = None;
 
     /// Applies `--rules` switches (`key=value,...`) to `rules`.
     fn apply_rules(rules: &mut <Self as Trainable>::Rules, spec: &str) -> Result<(), String>;

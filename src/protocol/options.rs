@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::variant::ProtocolGame;
+use crate::arena::match_game::ArenaGame;
 use crate::arena::spec::PlayerError;
 use crate::config::Config;
 use crate::nn::NetEvaluator;
@@ -20,6 +21,8 @@ pub enum OptionError {
     NoValue(String),
     #[error("option '{name}' needs a whole number from {lo} to {hi}, not '{value}'")]
     NotInRange { name: String, lo: usize, hi: usize, value: String },
+    #[error("option '{name}' needs a whole number from {lo} to {hi}, not '{value}'")]
+    NotInRangeSigned { name: String, lo: i32, hi: i32, value: String },
     #[error("option '{name}' is true or false, not '{value}'")]
     NotCheck { name: String, value: String },
     #[error("unknown engine '{0}' (available: {1}, mcts)")]
@@ -57,11 +60,27 @@ pub struct Options {
     show_wdl: bool,
     /// `bestmove` names the expected reply (`Ponder`).
     ponder: bool,
+    /// Play at `elo` (`UCI_LimitStrength`, `UCI_Elo`), for games whose engine has levels.
+    limit_strength: bool,
+    elo: i32,
 }
+
+/// `UCI_Elo`'s value before a `setoption`: the level of the anchor, alpha-beta depth 1.
+const DEFAULT_ELO: i32 = 0;
 
 impl Options {
     pub fn new(config: Config) -> Options {
-        Options { config, mcts: false, model_path: String::new(), network: None, multipv: 1, show_wdl: false, ponder: false }
+        Options {
+            config,
+            mcts: false,
+            model_path: String::new(),
+            network: None,
+            multipv: 1,
+            show_wdl: false,
+            ponder: false,
+            limit_strength: false,
+            elo: DEFAULT_ELO,
+        }
     }
 
     pub fn config(&self) -> &Config {
@@ -96,6 +115,10 @@ impl Options {
             named.push(name);
             let value = table.as_ref().and_then(|t| t.get(s.section)).and_then(|t| t.get(s.name));
             lines.push(option_line(&s, name, value));
+        }
+        if let Some((lo, hi)) = <G as ArenaGame>::LEVELS {
+            lines.push(format!("option name UCI_LimitStrength type check default {}", self.limit_strength));
+            lines.push(format!("option name UCI_Elo type spin default {} min {lo} max {hi}", self.elo.clamp(lo, hi)));
         }
         lines.extend(G::rule_options());
         lines
@@ -141,6 +164,20 @@ impl Options {
             "ponder" => {
                 self.ponder = check(name, value)?;
                 return Ok(Effect::default());
+            }
+            // Play at a level of the Elo scale (the classical engine, whatever `Engine` says).
+            "uci_limitstrength" | "uci_elo" => {
+                let Some((lo, hi)) = <G as ArenaGame>::LEVELS else {
+                    return Err(OptionError::Rejected(format!("option '{name}': the {} game's engine has no strength levels", G::NAME.name())));
+                };
+                if lower == "uci_elo" {
+                    self.elo = match value.trim().parse::<i32>() {
+                        Ok(v) if (lo..=hi).contains(&v) => v,
+                        _ => return Err(OptionError::NotInRangeSigned { name: name.into(), lo, hi, value: crate::check::clip(value) }),
+                    };
+                } else {
+                    self.limit_strength = check(name, value)?;
+                }
             }
             // Options come in any order: MCTS without a network yet is an error at `go`.
             "engine" => match value {
@@ -189,15 +226,16 @@ impl Options {
         self.show_wdl
     }
 
-    /// Engine mcts is chosen but no network is loaded yet.
+    /// Engine mcts is chosen (and no level) but no network is loaded yet.
     pub fn missing_model(&self) -> bool {
-        self.mcts && self.network.is_none()
+        self.mcts && self.network.is_none() && !self.limit_strength
     }
 
     /// A player for the current settings: the classical engine with the configured hash and
     /// threads, or MCTS with the loaded network and the configured playouts.
     pub fn build_player<G: ProtocolGame>(&self) -> Result<Box<dyn Player<G>>, PlayerError> {
-        G::build_player(&self.config, self.mcts, &self.model_path, self.network.clone())
+        let level = self.limit_strength.then_some(self.elo);
+        G::build_player(&self.config, self.mcts, &self.model_path, self.network.clone(), level)
     }
 }
 

@@ -35,11 +35,22 @@ pub trait ProtocolGame: RunGame {
     /// Sets rule switch `key` in `config`; `None` when `key` is not one of this game's.
     fn set_rule(config: &mut Config, key: &str, value: &str) -> Option<Result<(), GameRulesError>>;
 
-    /// The player for the current settings: MCTS with `net` when `mcts` is set, otherwise the
-    /// classical engine, built as every match builds its players.
-    fn build_player(config: &Config, mcts: bool, model: &str, net: Option<Arc<NetEvaluator>>) -> Result<Box<dyn Player<Self>>, PlayerError> {
+    /// The player for the current settings: the classical engine held to `level` on the Elo
+    /// scale when one is given (`UCI_LimitStrength`), else MCTS with `net` when `mcts` is set,
+    /// otherwise the classical engine, built as every match builds its players.
+    fn build_player(
+        config: &Config,
+        mcts: bool,
+        model: &str,
+        net: Option<Arc<NetEvaluator>>,
+        level: Option<i32>,
+    ) -> Result<Box<dyn Player<Self>>, PlayerError> {
         let settings = config.players();
-        let spec = if mcts && net.is_some() { PlayerSpec::mcts(model.into(), config.mcts.playouts) } else { <Self as ArenaGame>::classical(&settings) };
+        let spec = match level.and_then(|e| <Self as ArenaGame>::at_level(e, &settings)) {
+            Some(spec) => spec,
+            None if mcts && net.is_some() => PlayerSpec::mcts(model.into(), config.mcts.playouts),
+            None => <Self as ArenaGame>::classical(&settings),
+        };
         Ok(<Self as ArenaGame>::factory(spec, &settings, &Self::rules(config), net)?.make(0)?.player)
     }
 }

@@ -30,6 +30,9 @@ pub struct Budget {
     pub sims: Option<u32>,
     pub depth: Option<u32>,
     pub movetime: Option<u64>,
+    /// The classical engine plays at this level of the Elo scale (a move, not an analysis).
+    #[serde(default)]
+    pub elo: Option<i32>,
 }
 
 impl Budget {

@@ -38,6 +38,18 @@ pub struct InfoView {
     pub max_sims: u32,
     pub max_depth: u32,
     pub max_movetime_ms: u64,
+    /// The levels of the Elo scale (alpha-beta depth 1 = 0) each game's alpha-beta plays at
+    /// (`elo` of `/api/engine`); a game without levels is not listed.
+    #[serde(default)]
+    pub levels: Vec<LevelRange>,
+}
+
+/// The weakest and strongest level a game's alpha-beta plays at.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+pub struct LevelRange {
+    pub game: GameName,
+    pub min: i32,
+    pub max: i32,
 }
 
 pub async fn info(State(st): AppState) -> Json<InfoView> {
@@ -55,6 +67,7 @@ pub async fn info(State(st): AppState) -> Json<InfoView> {
         max_sims: MAX_SIMS,
         max_depth: MAX_DEPTH,
         max_movetime_ms: MAX_MOVETIME_MS,
+        levels: GameName::ALL.iter().filter_map(|&g| levels_of(g).map(|(min, max)| LevelRange { game: g, min, max })).collect(),
     })
 }
 
@@ -123,6 +136,10 @@ pub struct EngineRequest {
     pub depth: Option<u32>,
     #[serde(default)]
     pub movetime: Option<u64>,
+    /// Alpha-beta plays at this level of the Elo scale (alpha-beta depth 1 = 0) instead of its
+    /// full strength.
+    #[serde(default)]
+    pub elo: Option<i32>,
     /// The page's session: a new search of a session stops its previous one (none: the
     /// request is a session of its own).
     #[serde(default)]
@@ -148,9 +165,18 @@ pub struct EngineReply {
 /// The engine's move in the request's position, and the position after it.
 pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, JsonRejection>) -> Result<Json<EngineReply>, ApiError> {
     let req = body?.0;
-    let budget = Budget { sims: req.sims, depth: req.depth, movetime: req.movetime };
+    let budget = Budget { sims: req.sims, depth: req.depth, movetime: req.movetime, elo: req.elo };
     budget.check()?;
     let board = board_of(&st, &req.position)?;
+    if let Some(elo) = req.elo {
+        let levels = levels_of(board.name());
+        match levels {
+            _ if req.engine != EngineName::Alphabeta => return Err(ApiError::bad("elo: only the alpha-beta engine plays at a level")),
+            None => return Err(ApiError::bad(format!("elo: the {} game's engine has no strength levels", board.name().name()))),
+            Some((lo, hi)) if !(lo..=hi).contains(&elo) => return Err(ApiError::bad(format!("elo must be {lo}..={hi}, not {elo}"))),
+            Some(_) => {}
+        }
+    }
     if let Some(r) = board.is_over().then(|| board.view().result).flatten() {
         return Err(ApiError::bad(format!("the game is over: {}", r.text)));
     }
@@ -183,6 +209,11 @@ pub async fn engine_move(State(st): AppState, body: Result<Json<EngineRequest>, 
     .await
     .map_err(|_| ApiError::internal("the search thread failed"))??;
     Ok(Json(reply))
+}
+
+/// The levels of the Elo scale `game`'s classical engine plays at, if it has levels.
+fn levels_of(game: GameName) -> Option<(i32, i32)> {
+    crate::with_game!(game, G => <G as crate::arena::match_game::ArenaGame>::LEVELS)
 }
 
 /// The loaded network, if it plays `game`.
@@ -258,7 +289,7 @@ pub async fn analyse(
     let moves: Vec<String> = q.moves.as_deref().unwrap_or("").split([' ', ',']).filter(|m| !m.is_empty()).map(str::to_string).collect();
     let req = PositionRequest { game: q.game, fen: q.fen.clone(), moves, rules: q.rules.clone() };
     let board = board_of(&st, &req)?;
-    let budget = Budget { sims: q.sims, depth: q.depth, movetime: q.movetime };
+    let budget = Budget { sims: q.sims, depth: q.depth, movetime: q.movetime, elo: None };
     budget.check()?;
     let which = engines(q.engines.as_deref(), &st, q.game)?;
     if which.mcts {

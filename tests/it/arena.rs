@@ -541,7 +541,7 @@ fn both_match_drivers_end_games_where_an_oracle_knows_the_result() {
     let s = MatchSettings { opening_plies: 2, oracle: Some(oracle), ..settings(6) };
     let eval = junglezero::mcts::baseline::UniformEvaluator::default();
     let mcts = junglezero::mcts::MctsConfig::default();
-    let batched = run_network_match(&eval, &eval, NetworkSearch { mcts: &mcts, sims: 8, games_in_flight: 3 }, &s, |_, _, _| {});
+    let batched = run_network_match(&eval, &eval, NetworkSearch { mcts: &mcts, sims: 8, games_in_flight: 3 }, &s, None, |_, _, _| {});
     let players = Config::default().players();
     let a = JungleGame::factory(PlayerSpec::Random { tc: None }, &players, &s.rules, None).unwrap();
     let threaded = run_match(&*a, &*a, &s, |_, _, _| {}).unwrap();

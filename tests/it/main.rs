@@ -17,6 +17,7 @@ mod hostile;
 mod hostile3_engines;
 mod hostile3_files;
 mod layering;
+mod levels;
 mod mcts;
 mod mcts_reuse;
 mod mcts_solver;

@@ -12,14 +12,14 @@ use super::mcts_solver::MODEL;
 const WIN_IN_TWO: &str = "7/4D2/7/7/7/7/7/7/r6 w";
 
 /// A protocol session kept open: lines go in one at a time, answers are read as they come.
-struct Session {
+pub(crate) struct Session {
     child: Child,
     input: ChildStdin,
     lines: Receiver<String>,
 }
 
 impl Session {
-    fn start() -> Session {
+    pub(crate) fn start() -> Session {
         let mut child = Command::new(env!("CARGO_BIN_EXE_junglezero"))
             .arg("uci")
             .stdin(Stdio::piped())
@@ -38,14 +38,14 @@ impl Session {
         Session { child, input, lines }
     }
 
-    fn send(&mut self, text: &str) {
+    pub(crate) fn send(&mut self, text: &str) {
         self.input.write_all(text.as_bytes()).unwrap();
         self.input.write_all(b"\n").unwrap();
         self.input.flush().unwrap();
     }
 
     /// Lines up to and including the first that starts with `end` (a minute at most).
-    fn until(&mut self, end: &str) -> Vec<String> {
+    pub(crate) fn until(&mut self, end: &str) -> Vec<String> {
         let mut out = Vec::new();
         while let Ok(l) = self.lines.recv_timeout(Duration::from_secs(60)) {
             let done = l.starts_with(end);
@@ -67,7 +67,7 @@ impl Session {
         out
     }
 
-    fn bestmove(&mut self) -> (String, Vec<String>) {
+    pub(crate) fn bestmove(&mut self) -> (String, Vec<String>) {
         let lines = self.until("bestmove");
         let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap().to_string();
         (best, lines)

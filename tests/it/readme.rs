@@ -27,6 +27,10 @@ const SKIPPED: &[(&str, &str)] = &[
         "junglezero serve --model checkpoints/sample-cpu-1h/gen-0072.jzm --run checkpoints/sample-cpu-1h",
         "a server on port 8080 that runs until stopped (tests/it/serve.rs tests its endpoints)",
     ),
+    (
+        "junglezero bench levels --elo -950,-700,-400,-150,150,400,650,900 --games 80 --concurrency 2 --seed 5",
+        "3 520 games, about 15 minutes on two cores; its games and results are in checkpoints/learning/levels/verify5/",
+    ),
     ("junglezero train --config configs/flip.toml", "trains the flip game for an hour"),
     (
         "junglezero arena --game flip --a mcts:model=PATH,sims=64 --b expectiminimax:depth=2 --games 200",

@@ -461,3 +461,28 @@ async fn sessions_are_optional_and_named_alike_everywhere() {
     let (s, _) = post(&app, "/api/stop", serde_json::json!({ "sessions": vec!["x"; 17] })).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test]
+async fn alpha_beta_plays_at_a_level_where_the_game_has_levels() {
+    let app = app(false);
+    let (s, info) = get(&app, "/api/info").await;
+    assert_eq!(s, StatusCode::OK);
+    let levels = info["levels"].as_array().expect("levels are listed");
+    assert_eq!(levels.len(), 1, "only Jungle's engine has levels: {info}");
+    assert_eq!(levels[0]["game"], "jungle");
+    let (lo, hi) = (levels[0]["min"].as_i64().unwrap(), levels[0]["max"].as_i64().unwrap());
+    assert!(lo < 0 && hi > 0, "{info}");
+    let start = serde_json::json!({ "moves": [] });
+    for elo in [lo, 0, hi] {
+        let (s, v) = post(&app, "/api/engine", serde_json::json!({ "position": start, "engine": "alphabeta", "elo": elo, "session": "l" })).await;
+        assert_eq!(s, StatusCode::OK, "{elo}: {v}");
+        let mv = v["move"].as_str().unwrap();
+        assert!(JungleGame::default().is_legal(parse_move(mv).unwrap()), "{elo}: {mv}");
+    }
+    let (s, v) = post(&app, "/api/engine", serde_json::json!({ "position": start, "engine": "alphabeta", "elo": hi + 1, "session": "l" })).await;
+    assert_error(s, &v, StatusCode::BAD_REQUEST, "elo must be");
+    let (s, v) = post(&app, "/api/engine", serde_json::json!({ "position": start, "engine": "network", "elo": 0, "session": "l" })).await;
+    assert_error(s, &v, StatusCode::BAD_REQUEST, "only the alpha-beta engine");
+    let (s, v) = post(&app, "/api/engine", serde_json::json!({ "position": { "game": "flip" }, "engine": "alphabeta", "elo": 0, "session": "l" })).await;
+    assert_error(s, &v, StatusCode::BAD_REQUEST, "no strength levels");
+}

@@ -185,7 +185,7 @@ fn a_batched_flip_match_repeats_under_its_seed() {
         oracle: None,
     };
     let eval = UniformEvaluator::default();
-    let play = || run_network_match(&eval, &eval, NetworkSearch { mcts: &config.mcts, sims: 6, games_in_flight: 3 }, &s, |_, _, _| {});
+    let play = || run_network_match(&eval, &eval, NetworkSearch { mcts: &config.mcts, sims: 6, games_in_flight: 3 }, &s, None, |_, _, _| {});
     let (a, b) = (play(), play());
     assert_eq!(a.games.len(), 8);
     let moves = |o: &junglezero::arena::play::MatchOutcome<FlipGame>| o.games.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();

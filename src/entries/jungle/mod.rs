@@ -64,11 +64,36 @@ impl MatchGame for JungleGame {
 
 impl ArenaGame for JungleGame {
     fn engine_at(depth: u32) -> PlayerSpec {
-        PlayerSpec::AlphaBeta { depth: Some(depth), movetime: None, nodes: None, hash_mb: 16, threads: 1, tc: None }
+        PlayerSpec::AlphaBeta { depth: Some(depth), movetime: None, nodes: None, hash_mb: 16, threads: 1, temp: None, elo: None, tc: None }
+    }
+
+    const LEVELS: Option<(i32, i32)> = Some(crate::alphabeta::level::ELO_RANGE);
+
+    fn at_level(elo: i32, settings: &PlayerSettings) -> Option<PlayerSpec> {
+        let (lo, hi) = crate::alphabeta::level::ELO_RANGE;
+        (lo..=hi).contains(&elo).then_some(PlayerSpec::AlphaBeta {
+            depth: None,
+            movetime: None,
+            nodes: None,
+            hash_mb: settings.search.hash_mb,
+            threads: 1,
+            temp: None,
+            elo: Some(elo),
+            tc: None,
+        })
     }
 
     fn classical(settings: &PlayerSettings) -> PlayerSpec {
-        PlayerSpec::AlphaBeta { depth: None, movetime: None, nodes: None, hash_mb: settings.search.hash_mb, threads: settings.search.threads, tc: None }
+        PlayerSpec::AlphaBeta {
+            depth: None,
+            movetime: None,
+            nodes: None,
+            hash_mb: settings.search.hash_mb,
+            threads: settings.search.threads,
+            temp: None,
+            elo: None,
+            tc: None,
+        }
     }
 
     fn factory(
@@ -158,6 +183,7 @@ impl HouseGame for JungleGame {
     const MOVE_HELP: &'static str = "a move like a3a4";
     const ROOT_WORD: &'static str = "fen";
     const SMOKE_CONFIG: &'static str = "configs/smoke.toml";
+    const BOOK: Option<&'static str> = Some(include_str!("../../../books/jungle-balanced.txt"));
 
     fn apply_rules(rules: &mut Rules, spec: &str) -> Result<(), String> {
         rules.apply_overrides(spec).map_err(|e| e.to_string())

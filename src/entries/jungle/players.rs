@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::tactics::AlphaBetaTactics;
-use crate::alphabeta::{Engine, Eval, SearchConfig};
+use crate::alphabeta::{Engine, Eval, SearchConfig, level};
 use crate::arena::external::ExternalPlayer;
 use crate::arena::spec::{Contestant, Contestants, PlayerError, PlayerSettings, PlayerSpec, any_game_player};
 use crate::game::Encode;
@@ -56,10 +56,20 @@ impl Contestants<JungleGame> for JungleFactory {
     fn make(&self, seed: u64) -> Result<Contestant<JungleGame>, PlayerError> {
         let ms = |t: Option<u64>| t.map(Duration::from_millis);
         let (player, limits): (Box<dyn Player<JungleGame>>, Limits) = match &self.spec {
-            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, .. } => {
+            PlayerSpec::AlphaBeta { depth, movetime, nodes, hash_mb, threads, temp, elo, .. } => {
                 let config = SearchConfig { hash_mb: *hash_mb, threads: *threads, ..self.search.clone() };
                 let engine = Engine::new(&config, self.eval.clone()).with_tablebase(self.tb.clone());
-                (Box::new(engine), Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() })
+                let limits = Limits { depth: *depth, nodes: *nodes, movetime: ms(*movetime), ..Limits::default() };
+                // A level or a temperature: the player holds its own limits (the protocol and
+                // `play` pass only theirs).
+                let level = match elo {
+                    Some(e) => Some(level::for_elo(*e)),
+                    None => temp.map(|t| level::Level::only(level::Play { depth: *depth, nodes: *nodes, temp: Some(t) })),
+                };
+                match level {
+                    Some(level) => (Box::new(level::LevelPlayer::new(engine, level, seed, self.spec.to_string())), limits),
+                    None => (Box::new(engine), limits),
+                }
             }
             PlayerSpec::Mcts { .. } | PlayerSpec::Random { .. } => {
                 let oracle = self.tb.clone().map(|t| t as Arc<dyn Oracle<JungleGame>>);

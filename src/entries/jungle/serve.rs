@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::alphabeta::level::{self, LevelPlayer};
 use crate::alphabeta::{Engine, Eval, Info, Score, SearchConfig};
 use crate::config::Config;
 use crate::game::{Game, Outcome, Turn};
@@ -56,7 +57,10 @@ impl Board for JungleBoard {
         analysis::run_mcts(&**net, &st.config.mcts, &self.0, analysis::MctsBudget { sims, time, stop }, oracle, report)
     }
     fn alphabeta(&self, st: &ServeState, budget: Budget, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
-        run_alphabeta(&st.config, &self.0, &budget.alphabeta_limits(), stop.clone(), report)
+        match budget.elo {
+            Some(elo) => level_move(&st.config, &self.0, elo, &budget.alphabeta_limits(), stop.clone()),
+            None => run_alphabeta(&st.config, &self.0, &budget.alphabeta_limits(), stop.clone(), report),
+        }
     }
 }
 
@@ -130,6 +134,19 @@ fn alphabeta_view(depth: u32, seldepth: u32, score: Score, nodes: u64, time: Dur
 
 /// Runs the alpha-beta engine on `game` within `limits`, stopped by `stop`; `report` sees each
 /// completed iteration (returning false stops the search). Returns the final result.
+/// A move of the engine held to level `elo` (its own limits, capped by the request's).
+fn level_move(config: &Config, game: &JungleGame, elo: i32, limits: &Limits, stop: Arc<AtomicBool>) -> AlphaBetaView {
+    let search = SearchConfig { hash_mb: config.search.hash_mb.min(HASH_MB), threads: 1, ..config.search.clone() };
+    let engine = Engine::new(&search, Eval::new(&config.eval, *game.rules())).with_stop(stop);
+    let seed = game.position().hash() ^ game.moves().len() as u64;
+    let mut player = LevelPlayer::new(engine, level::for_elo(elo), seed, format!("alphabeta:elo={elo}"));
+    let start = std::time::Instant::now();
+    let Some((m, value, depth)) = player.choose_scored(game, limits) else {
+        return alphabeta_view(0, 0, Score::Cp(0), 0, start.elapsed(), &[]);
+    };
+    alphabeta_view(depth, depth, Score::from_internal(value), 0, start.elapsed(), &[m])
+}
+
 fn run_alphabeta(config: &Config, game: &JungleGame, limits: &Limits, stop: Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
     let search = SearchConfig { hash_mb: config.search.hash_mb.min(HASH_MB), threads: 1, ..config.search.clone() };
     let mut engine = Engine::new(&search, Eval::new(&config.eval, *game.rules())).with_stop(stop.clone());
