@@ -76,6 +76,15 @@ pub trait ArenaGame: MatchGame {
     ) -> Result<Box<dyn Contestants<Self>>, PlayerError>;
 }
 
+/// Why `elo` is no level of `G`'s classical engine (none: it is one).
+pub fn check_level<G: ArenaGame>(elo: i32) -> Result<(), String> {
+    match G::LEVELS {
+        None => Err(format!("the {} game's engine has no strength levels", G::SHAPE_NAME)),
+        Some((lo, hi)) if !(lo..=hi).contains(&elo) => Err(format!("outside the levels {lo} to {hi}")),
+        Some(_) => Ok(()),
+    }
+}
+
 /// The anchors of the rating scale: every game's classical engine at depth 1.
 pub fn anchors() -> Vec<String> {
     crate::registry::GameName::ALL.iter().map(|g| crate::with_game!(*g, G => G::engine_at(1).to_string())).collect()

@@ -42,11 +42,8 @@ fn nearest(ratings: &[f64], elo: f64, k: usize) -> Vec<usize> {
 }
 
 pub fn run<G: HouseGame>(plan: &Plan, config: &Config) -> anyhow::Result<()> {
-    let Some((lo, hi)) = <G as ArenaGame>::LEVELS else {
-        anyhow::bail!("the {} game's engine has no strength levels", G::NAME.name());
-    };
-    if let Some(e) = plan.elos.iter().find(|e| !(lo..=hi).contains(*e)) {
-        anyhow::bail!("--elo {e} is outside the levels {lo} to {hi}");
+    for &e in &plan.elos {
+        junglezero::arena::match_game::check_level::<G>(e).map_err(|why| anyhow::anyhow!("--elo {e}: {why}"))?;
     }
     let rules = <G as junglezero::pipeline::RunGame>::rules(config);
     let settings = config.players();
@@ -75,7 +72,8 @@ pub fn run<G: HouseGame>(plan: &Plan, config: &Config) -> anyhow::Result<()> {
     };
     eprintln!("the anchors: depths 1 to {}, each against the next two", plan.depths);
     let (_, first) = play::<G>(&schedule(anchors.clone(), anchor_pairings(n), &anchors_dir), config, &rules)?;
-    let ratings = anchor_ratings(n, &first);
+    // The anchors' ratings from their own games (depth 1 = 0).
+    let ratings: Vec<f64> = super::tournament::ratings(n, &first).into_iter().map(|r| r.map_or(0.0, |r| r.elo)).collect();
 
     let mut specs = anchors;
     let mut pairings = Vec::new();
@@ -105,22 +103,6 @@ pub fn run<G: HouseGame>(plan: &Plan, config: &Config) -> anyhow::Result<()> {
     }
     writeln!(out, "largest difference {worst:.0} Elo")?;
     Ok(())
-}
-
-/// The anchors' ratings from their own games (depth 1 = 0).
-fn anchor_ratings(n: usize, games: &[junglezero::arena::journal::GameLine]) -> Vec<f64> {
-    use junglezero::arena::bt::{PairResult, fit};
-    let mut pairs: Vec<PairResult> = Vec::new();
-    for g in games {
-        match pairs.iter_mut().find(|p| (p.a, p.b) == (g.a, g.b)) {
-            Some(p) => {
-                p.points += g.a_points;
-                p.games += 1.0;
-            }
-            None => pairs.push(PairResult { a: g.a, b: g.b, points: g.a_points, games: 1.0 }),
-        }
-    }
-    fit(n, &pairs, 0).into_iter().map(|r| r.map_or(0.0, |r| r.elo)).collect()
 }
 
 #[cfg(test)]

@@ -27,11 +27,10 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     let mut game = super::game_from_args::<G>(&args.position, &rules)?;
     let settings = config.players();
     let spec = match (args.engine, &args.model, args.elo) {
-        (_, _, Some(elo)) => match <G as ArenaGame>::LEVELS {
-            None => anyhow::bail!("--elo: the {} game's engine has no strength levels", G::NAME.name()),
-            Some((lo, hi)) if !(lo..=hi).contains(&elo) => anyhow::bail!("--elo {elo} is outside the levels {lo} to {hi}"),
-            Some(_) => <G as ArenaGame>::at_level(elo, &settings).context("no such level")?,
-        },
+        (_, _, Some(elo)) => {
+            junglezero::arena::match_game::check_level::<G>(elo).map_err(|why| anyhow::anyhow!("--elo {elo}: {why}"))?;
+            <G as ArenaGame>::at_level(elo, &settings).context("no such level")?
+        }
         (Some(EngineKind::Alphabeta), Some(_), None) => anyhow::bail!("--model is the network of --engine mcts; leave it out to play the classical engine"),
         (Some(EngineKind::Mcts) | None, Some(path), None) => PlayerSpec::mcts(path.clone(), config.mcts.playouts),
         _ => G::classical(&settings),

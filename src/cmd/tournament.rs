@@ -73,14 +73,13 @@ pub struct Schedule<'a> {
 /// Plays (or resumes) `s` under `rules`: every finished game is appended to its folder's journal
 /// (and, for a game with a PGN form, to games.pgn). Returns the players' names and every game.
 pub fn play<G: HouseGame>(s: &Schedule, config: &Config, rules: &<G as MatchGame>::Rules) -> anyhow::Result<(Vec<String>, Vec<GameLine>)> {
-    let rules = rules.clone();
     let settings = config.players();
     let mut factories = Vec::new();
     for (i, spec) in s.specs.iter().enumerate() {
-        factories.push(<G as ArenaGame>::factory(spec.clone(), &settings, &rules, None).with_context(|| format!("player {}", i + 1))?);
+        factories.push(<G as ArenaGame>::factory(spec.clone(), &settings, rules, None).with_context(|| format!("player {}", i + 1))?);
     }
     let names: Vec<String> = factories.iter().map(|f| f.name()).collect();
-    let (book, book_hash) = read_openings::<G>(s.openings, &rules, s.seed)?;
+    let (book, book_hash) = read_openings::<G>(s.openings, rules, s.seed)?;
     let pairings = s.pairings.clone();
     let plan = Plan {
         game: G::NAME.name().into(),
@@ -108,7 +107,7 @@ pub fn play<G: HouseGame>(s: &Schedule, config: &Config, rules: &<G as MatchGame
     // The games' moves, for viewers and other tools: appended as they end (a resumed
     // tournament adds its new games to what is there).
     let pgn_path = dir.join("games.pgn");
-    let mut pgn = if G::games_text(&[], "", "", &rules).is_some() { Some(open_append(&pgn_path)?) } else { None };
+    let mut pgn = if G::games_text(&[], "", "", rules).is_some() { Some(open_append(&pgn_path)?) } else { None };
     if !played.is_empty() {
         eprintln!("resuming: {} games already played", played.len());
     }
@@ -144,7 +143,7 @@ pub fn play<G: HouseGame>(s: &Schedule, config: &Config, rules: &<G as MatchGame
                 write_error.get_or_insert(e);
             }
             if let Some(file) = pgn.as_mut()
-                && let Some(text) = G::games_text(std::slice::from_ref(g), &names[a], &names[b], &rules)
+                && let Some(text) = G::games_text(std::slice::from_ref(g), &names[a], &names[b], rules)
                 && let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush())
             {
                 write_error.get_or_insert(anyhow::anyhow!("{}: {e}", pgn_path.display()));
@@ -228,18 +227,42 @@ pub fn read_openings<G: HouseGame>(
     Ok((Some(book), Some(hash)))
 }
 
-/// Prints and writes the standings and the crosstable; returns the ratings (the first player
-/// at 0; none for a player no game connects to it).
-pub fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Result<Vec<Option<Rating>>> {
-    let n = names.len();
-    // (points, games) of row against column.
+/// (points, games) of row against column, for `n` players.
+fn crosstable(n: usize, games: &[GameLine]) -> Vec<Vec<(f64, u32)>> {
     let mut table = vec![vec![(0.0f64, 0u32); n]; n];
-    let mut wdl: BTreeMap<(usize, usize), [u32; 3]> = BTreeMap::new();
     for g in games {
         table[g.a][g.b].0 += g.a_points;
         table[g.a][g.b].1 += 1;
         table[g.b][g.a].0 += 1.0 - g.a_points;
         table[g.b][g.a].1 += 1;
+    }
+    table
+}
+
+/// Bradley-Terry ratings of a crosstable's players, the first at 0.
+fn fit_table(table: &[Vec<(f64, u32)>]) -> Vec<Option<Rating>> {
+    let n = table.len();
+    let pairs: Vec<PairResult> = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .filter(|&(i, j)| table[i][j].1 > 0)
+        .map(|(i, j)| PairResult { a: i, b: j, points: table[i][j].0, games: f64::from(table[i][j].1) })
+        .collect();
+    fit(n, &pairs, 0)
+}
+
+/// The ratings of `n` players from their games, the first at 0 (none for a player no game
+/// connects to it).
+pub fn ratings(n: usize, games: &[GameLine]) -> Vec<Option<Rating>> {
+    fit_table(&crosstable(n, games))
+}
+
+/// Prints and writes the standings and the crosstable; returns the ratings (the first player
+/// at 0; none for a player no game connects to it).
+pub fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Result<Vec<Option<Rating>>> {
+    let n = names.len();
+    let table = crosstable(n, games);
+    let mut wdl: BTreeMap<(usize, usize), [u32; 3]> = BTreeMap::new();
+    for g in games {
         let k = if g.a_points == 1.0 {
             0
         } else if g.a_points == 0.0 {
@@ -250,12 +273,7 @@ pub fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Resu
         wdl.entry((g.a, g.b)).or_default()[k] += 1;
         wdl.entry((g.b, g.a)).or_default()[2 - k] += 1;
     }
-    let pairs: Vec<PairResult> = (0..n)
-        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-        .filter(|&(i, j)| table[i][j].1 > 0)
-        .map(|(i, j)| PairResult { a: i, b: j, points: table[i][j].0, games: f64::from(table[i][j].1) })
-        .collect();
-    let ratings = fit(n, &pairs, 0);
+    let ratings = fit_table(&table);
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&x, &y| {
         let r = |i: usize| ratings[i].map_or(f64::NEG_INFINITY, |r| r.elo);
