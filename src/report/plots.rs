@@ -38,20 +38,16 @@ pub fn register_font() {
 macro_rules! render {
     ($dir:expr, $name:expr, $size:expr, $draw:expr) => {{
         register_font();
-        let png = $dir.join(format!("{}.png", $name));
-        let svg = $dir.join(format!("{}.svg", $name));
-        // The extension stays last: the encoder is chosen by it.
-        let png_tmp = $dir.join(format!(".{}.tmp-{}.png", $name, std::process::id()));
-        let drawn = (|| {
-            let root = BitMapBackend::new(&png_tmp, $size).into_drawing_area();
+        let (width, height): (u32, u32) = $size;
+        let mut pixels = vec![0u8; width as usize * height as usize * 3];
+        {
+            let root = BitMapBackend::with_buffer(&mut pixels, $size).into_drawing_area();
             root.fill(&WHITE).map_err(err)?;
             $draw(&root)?;
-            root.present().map_err(err)
-        })();
-        if let Err(e) = drawn.and_then(|_| std::fs::rename(&png_tmp, &png).map_err(err)) {
-            let _ = std::fs::remove_file(&png_tmp);
-            return Err(e);
+            root.present().map_err(err)?;
         }
+        let png = encode_png(&pixels, width, height)?;
+        crate::store::write_atomic(&$dir.join(format!("{}.png", $name)), &png).map_err(err)?;
         let mut text = String::new();
         {
             let root = SVGBackend::with_string(&mut text, $size).into_drawing_area();
@@ -59,9 +55,19 @@ macro_rules! render {
             $draw(&root)?;
             root.present().map_err(err)?;
         }
-        crate::store::write_atomic(&svg, text.as_bytes()).map_err(err)?;
+        crate::store::write_atomic(&$dir.join(format!("{}.svg", $name)), text.as_bytes()).map_err(err)?;
         Ok::<(), PlotError>(())
     }};
+}
+
+/// An RGB image (three bytes a pixel, rows top to bottom) as the bytes of a PNG file.
+fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PlotError> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header().and_then(|mut w| w.write_image_data(rgb)).map_err(err)?;
+    Ok(bytes)
 }
 
 const FONT_NAME: &str = "sans-serif";
