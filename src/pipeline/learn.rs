@@ -95,7 +95,7 @@ impl<G: RunGame> Pipeline<G> {
             let targets = Targets { mirror: c.mirror, q_ratio: c.value_q_ratio, opponent_policy: self.config.model.opponent_policy };
             let Some(batch) = sample_batch(&self.window, &rules, c.batch_size, targets, &mut self.rng) else { break };
             let mut s = self.trainer.step(&batch);
-            // Tests make a step diverge here (the fault point exists in test builds only).
+            // Tests make a step diverge here (a fault point: inert unless a test arms it).
             if (|| {
                 fail::fail_point!("train::loss", |_| true);
                 false

@@ -77,10 +77,9 @@ pub fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     }
 }
 
-/// The failure a test asked for at the `store::write` fault point (tests build with
-/// `fail/failpoints`; otherwise the point does not exist): `enospc` (the disk is full), `short`
-/// (half the bytes reach the file, then the disk fills), anything else a plain I/O error.
-#[allow(dead_code)]
+/// The failure a test asked for at the `store::write` fault point (inert unless a test arms it
+/// with `fail::cfg`): `enospc` (the disk is full), `short` (half the bytes reach the file, then
+/// the disk fills), anything else a plain I/O error.
 fn injected_fault(kind: Option<&str>, f: &mut File, bytes: &[u8]) -> std::io::Result<()> {
     match kind {
         Some("enospc") => Err(std::io::Error::from(std::io::ErrorKind::StorageFull)),

@@ -1,8 +1,8 @@
 //! Fault injection: a write that fails (the disk is full, a short write, an I/O error, the Nth
 //! write of many) leaves the previous state readable, leaves no temporary file behind, and
 //! names the file in its error; a training step that diverges stops the run and keeps the last
-//! good network. The fault points exist because tests build the library with
-//! `fail/failpoints`; they are global to the process, so these tests are a binary of their own.
+//! good network. The fault points (the `fail` crate's, in every build) are global to the process,
+//! so these tests are a binary of their own.
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! The report of a short run, through the binary: every axis labels its ticks apart (no
 //! `0.00, 0.00, 0.00` on an hours axis of a few seconds), never as `-0`, and the config it
-//! shows has no float noise.
+//! shows has no float noise; its PNGs are the size drawn.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -101,4 +101,36 @@ fn the_axis_check_finds_repeats_and_minus_zero() {
     let problems = axis_problems(svg, (2.0, 1.0), (1000.0, 400.0));
     assert_eq!(problems.len(), 3, "{problems:#?}");
     assert!(problems.iter().any(|p| p.contains("'-0'")));
+}
+
+/// The figures' PNGs (plotters draws into a pixel buffer, the png crate encodes it) are RGB
+/// images of the size drawn, with the plot on them; and no environment arms the binary's fault
+/// points: `FAILPOINTS` naming the store's write changes nothing, so the report is written.
+#[test]
+fn the_reports_pngs_are_the_drawn_size_and_no_environment_arms_a_fault_point() {
+    let dir = std::env::temp_dir().join(format!("jz-report-png-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = dir.join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/sample-cpu-1h");
+    for file in ["config.toml", "metrics.jsonl"] {
+        std::fs::copy(shipped.join(file), run.join(file)).unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(["report", "--run", run.to_str().unwrap()])
+        .env("FAILPOINTS", "store::write=return(enospc)")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (figure, width, height) in [("elo", 1500, 480), ("losses", 1200, 760), ("reasons", 900, 420)] {
+        let bytes = std::fs::read(run.join("report").join(format!("{figure}.png"))).unwrap();
+        let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        assert_eq!((info.width, info.height, info.color_type, info.bit_depth), (width, height, png::ColorType::Rgb, png::BitDepth::Eight), "{figure}.png");
+        let inked = pixels.chunks(3).filter(|p| p != &[255, 255, 255]).count();
+        let share = inked as f64 / (width * height) as f64;
+        assert!((0.01..0.6).contains(&share), "{figure}.png: {share:.3} of its pixels are not white");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
