@@ -214,7 +214,7 @@ pub struct PerftArgs {
 }
 
 /// Which game a command plays.
-pub use junglezero::registry::GameName as GameKind;
+pub use crate::registry::GameName as GameKind;
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
@@ -607,7 +607,7 @@ pub struct ArenaArgs {
     pub games: u32,
     /// Stop early when the sequential test decides, e.g. elo0=0,elo1=30,alpha=0.05,beta=0.05.
     #[arg(long, value_parser = parse_sprt)]
-    pub sprt: Option<junglezero::arena::stats::Sprt>,
+    pub sprt: Option<crate::arena::stats::Sprt>,
     /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
     #[arg(long, value_parser = declared::<usize>("arena.concurrency"))]
     pub concurrency: Option<usize>,
@@ -655,7 +655,7 @@ pub struct SpecText(String);
 
 impl SpecText {
     /// The spec with `each`'s keys before its own (its own win where both give a key).
-    pub fn with_each(&self, each: Option<&str>) -> Result<junglezero::arena::spec::PlayerSpec, junglezero::arena::spec::SpecError> {
+    pub fn with_each(&self, each: Option<&str>) -> Result<crate::arena::spec::PlayerSpec, crate::arena::spec::SpecError> {
         let Some(each) = each.map(str::trim).filter(|e| !e.is_empty()) else { return self.0.parse() };
         match self.0.split_once(':') {
             Some((kind, own)) if !own.trim().is_empty() => format!("{kind}:{each},{own}").parse(),
@@ -665,13 +665,13 @@ impl SpecText {
     }
 }
 
-fn parse_spec(s: &str) -> Result<SpecText, junglezero::arena::spec::SpecError> {
-    s.parse::<junglezero::arena::spec::PlayerSpec>()?;
+fn parse_spec(s: &str) -> Result<SpecText, crate::arena::spec::SpecError> {
+    s.parse::<crate::arena::spec::PlayerSpec>()?;
     Ok(SpecText(s.to_string()))
 }
 
-fn parse_sprt(s: &str) -> Result<junglezero::arena::stats::Sprt, junglezero::arena::stats::SprtError> {
-    junglezero::arena::stats::Sprt::parse(s)
+fn parse_sprt(s: &str) -> Result<crate::arena::stats::Sprt, crate::arena::stats::SprtError> {
+    crate::arena::stats::Sprt::parse(s)
 }
 
 #[derive(Args, Debug)]
@@ -744,7 +744,7 @@ pub struct TournamentArgs {
     /// End each pairing early once the sequential test decides it (as `arena --sprt`; for a
     /// gauntlet: whether the first player is stronger than each other by elo1, not by elo0).
     #[arg(long, value_parser = parse_sprt)]
-    pub sprt: Option<junglezero::arena::stats::Sprt>,
+    pub sprt: Option<crate::arena::stats::Sprt>,
     /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
     #[arg(long, value_parser = declared::<u64>("arena.concurrency"))]
     pub concurrency: Option<u64>,
@@ -947,8 +947,8 @@ impl AverageArgs {
 /// flag and the config check the same range).
 fn declared<T: std::str::FromStr + Clone + Send + Sync + 'static>(key: &'static str) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
     move |raw: &str| {
-        let all = junglezero::config::doc::settings();
-        let setting = junglezero::settings::find(&all, key).ok_or_else(|| format!("no setting {key}"))?;
+        let all = crate::config::doc::settings();
+        let setting = crate::settings::find(&all, key).ok_or_else(|| format!("no setting {key}"))?;
         let value: T = raw.trim().parse().map_err(|_| format!("'{raw}' is not a value of {key} ({})", setting.ty))?;
         let x: f64 = raw.trim().parse().map_err(|_| format!("'{raw}' is not a number"))?;
         match setting.range_text() {

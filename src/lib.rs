@@ -5,6 +5,13 @@ pub mod animals;
 pub mod arena;
 pub mod audit;
 pub mod check;
+// The command line and its commands: in the library, so that they compile with it instead of
+// after it, and share its copies of generic code (BENCHMARKS.md, "Builds and tests"). The
+// binary, src/main.rs, parses and dispatches.
+#[doc(hidden)]
+pub mod cli;
+#[doc(hidden)]
+pub mod cmd;
 pub mod config;
 pub mod entries;
 pub mod flip;

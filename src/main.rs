@@ -1,7 +1,6 @@
 //! `junglezero`: parse the command line, dispatch, and map errors to one line and exit code 2.
 
-mod cli;
-mod cmd;
+use junglezero::{cli, cmd};
 
 use std::process::ExitCode;
 

@@ -6,17 +6,17 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::game::Turn;
-use junglezero::nn::NetEvaluator;
-use junglezero::serve::analysis::{MctsBudget, MctsView, network_view, run_mcts};
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::game::Turn;
+use crate::nn::NetEvaluator;
+use crate::serve::analysis::{MctsBudget, MctsView, network_view, run_mcts};
 
 use crate::cli::AnalyseArgs;
 
 pub fn run(args: AnalyseArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => analyse::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => analyse::<G>(&args, &config))
 }
 
 fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<()> {

@@ -12,7 +12,7 @@
 //! "rules": "repetition=off" (over the config's), "maxVisits": 800, "maxTime": 2.5 (seconds),
 //! "analyzeTurns": [0, 2] (default: the position after the last move), "includePolicy": true,
 //! "maxMoves": 10 (default 10), "priority": 0, "reportDuringSearchEvery": 0.5}`, read and
-//! checked by `junglezero::entries::analysis`. An action: `{"id": "b", "action":
+//! checked by `crate::entries::analysis`. An action: `{"id": "b", "action":
 //! "query_version"}`, `{"id": "c", "action": "terminate", "terminateId": "a", "turnNumbers": [2]}`
 //! or `{"id": "d", "action": "terminate_all"}`.
 
@@ -21,16 +21,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::entries::analysis::{Action, Job, Plan, WAITING_PER_THREAD, read_action};
-use junglezero::entries::waiting::Waiting;
-use junglezero::game::Turn;
-use junglezero::mcts::server::{ServerConfig, ServerStats, with_server};
-use junglezero::mcts::{Evaluator, MctsConfig};
-use junglezero::nn::NetEvaluator;
-use junglezero::serve::analysis::{MctsBudget, MctsView, NetworkView, network_view, run_mcts};
-use junglezero::store::{caps, lines::CappedLines};
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::entries::analysis::{Action, Job, Plan, WAITING_PER_THREAD, read_action};
+use crate::entries::waiting::Waiting;
+use crate::game::Turn;
+use crate::mcts::server::{ServerConfig, ServerStats, with_server};
+use crate::mcts::{Evaluator, MctsConfig};
+use crate::nn::NetEvaluator;
+use crate::serve::analysis::{MctsBudget, MctsView, NetworkView, network_view, run_mcts};
+use crate::store::{caps, lines::CappedLines};
 use serde_json::{Value, json};
 
 use crate::cli::AnalysisArgs;
@@ -66,7 +66,7 @@ impl Running {
 
 pub fn run(args: AnalysisArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => serve::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => serve::<G>(&args, &config))
 }
 
 fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<()> {
@@ -111,14 +111,14 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
                 };
                 match read_action(&line) {
                     Some(Ok((id, action))) => act(&id, &action, &queue, &running, &say),
-                    Some(Err((id, e))) => say(json!({ "id": id, "error": junglezero::check::clip_message(&e) })),
+                    Some(Err((id, e))) => say(json!({ "id": id, "error": crate::check::clip_message(&e) })),
                     None => match Plan::<G>::read(&line, config) {
                         // Waits while the queue is full: the input is read no faster than searched.
                         Ok(plan) => {
                             let priority = plan.priority();
                             plan.for_each_job(|job| queue.push(job, priority));
                         }
-                        Err((id, e)) => say(json!({ "id": id, "error": junglezero::check::clip_message(&e) })),
+                        Err((id, e)) => say(json!({ "id": id, "error": crate::check::clip_message(&e) })),
                     },
                 }
             }

@@ -2,24 +2,24 @@
 
 use std::io::Write;
 
+use crate::arena::batched::{NetworkSearch, run_network_match};
+use crate::arena::journal::{GameLine, Journal, Plan};
+use crate::arena::match_game::{ArenaGame, MatchGame};
+use crate::arena::play::{MatchOutcome, MatchSettings, run_match_skipping};
+use crate::arena::spec::PlayerSpec;
+use crate::arena::{forfeit_line, summary, summary_json};
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::game::Reason;
+use crate::store::write_output;
 use anyhow::Context;
-use junglezero::arena::batched::{NetworkSearch, run_network_match};
-use junglezero::arena::journal::{GameLine, Journal, Plan};
-use junglezero::arena::match_game::{ArenaGame, MatchGame};
-use junglezero::arena::play::{MatchOutcome, MatchSettings, run_match_skipping};
-use junglezero::arena::spec::PlayerSpec;
-use junglezero::arena::{forfeit_line, summary, summary_json};
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::game::Reason;
-use junglezero::store::write_output;
 
 use super::progress::bar;
 use crate::cli::ArenaArgs;
 
 pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => run_match_of::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => run_match_of::<G>(&args, &config))
 }
 
 /// A match of the game `G` between the two specs: threaded, or batched across games when both
@@ -32,7 +32,7 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
     }
     // The outputs are checked before the match, which may take long.
     let outputs: Vec<&std::path::Path> = args.json.iter().chain(&args.games_out).map(|p| p.as_path()).collect();
-    junglezero::store::Outputs::new(&outputs, args.force)?;
+    crate::store::Outputs::new(&outputs, args.force)?;
     let players = config.players();
     let (spec_a, spec_b) = (args.a.with_each(args.each.as_deref()).context("player A")?, args.b.with_each(args.each.as_deref()).context("player B")?);
     let fa = <G as ArenaGame>::factory(spec_a.clone(), &players, &rules, None).context("player A")?;
@@ -41,7 +41,7 @@ fn run_match_of<G: HouseGame>(args: &ArenaArgs, config: &Config) -> anyhow::Resu
     let settings = settings::<G>(args, config, rules.clone())?;
     let (book, book_hash) = super::tournament::read_openings::<G>(args.openings.as_deref(), &rules, args.seed)?;
     let pb = bar(u64::from(args.games.div_ceil(2) * 2), "games");
-    let progress = |t: &junglezero::arena::stats::Tally, llr: Option<f64>| show_progress(&pb, t, llr);
+    let progress = |t: &crate::arena::stats::Tally, llr: Option<f64>| show_progress(&pb, t, llr);
     // The games of an earlier run of the match (from its journal).
     let mut resumed = Vec::new();
     let mut earlier = std::collections::HashSet::new();
@@ -116,7 +116,7 @@ fn settings<G: HouseGame>(args: &ArenaArgs, config: &Config, rules: <G as MatchG
     let oracle = if config.tablebase.adjudicate { G::oracle(config).map_err(|e| anyhow::anyhow!("[tablebase] dir: {e}"))? } else { None };
     Ok(MatchSettings {
         games: args.games,
-        concurrency: junglezero::arena::ArenaConfig { concurrency: args.concurrency.unwrap_or(config.arena.concurrency), ..config.arena.clone() }.workers(),
+        concurrency: crate::arena::ArenaConfig { concurrency: args.concurrency.unwrap_or(config.arena.concurrency), ..config.arena.clone() }.workers(),
         opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
         seed: args.seed,
         rules,
@@ -128,7 +128,7 @@ fn settings<G: HouseGame>(args: &ArenaArgs, config: &Config, rules: <G as MatchG
     })
 }
 
-fn show_progress(pb: &indicatif::ProgressBar, t: &junglezero::arena::stats::Tally, llr: Option<f64>) {
+fn show_progress(pb: &indicatif::ProgressBar, t: &crate::arena::stats::Tally, llr: Option<f64>) {
     let (elo, ci) = t.elo();
     pb.set_position(u64::from(t.games()));
     pb.set_message(format!("W {} D {} L {}  Elo {elo:+.0} +/- {ci:.0}{}", t.wins, t.draws, t.losses, llr.map_or(String::new(), |l| format!("  LLR {l:.2}"))));

@@ -1,13 +1,13 @@
 //! `junglezero average`: one network from several of the same run, weight by weight (a
 //! uniform mean, or an exponential moving average from the oldest to the newest).
 
-use junglezero::nn::{device::parse_device, model::average, modelfile};
-use junglezero::store::events::now;
+use crate::nn::{device::parse_device, model::average, modelfile};
+use crate::store::events::now;
 
 use crate::cli::AverageArgs;
 
 pub fn run(args: AverageArgs) -> anyhow::Result<()> {
-    junglezero::store::Outputs::new(&[&args.out], args.force)?;
+    crate::store::Outputs::new(&[&args.out], args.force)?;
     let device = parse_device("flex")?;
     let mut nets = Vec::with_capacity(args.models().len());
     for path in args.models() {

@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::time::Instant;
 
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::pipeline::RunGame;
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::pipeline::RunGame;
 
 use super::bench_game::BenchGame;
 use crate::cli::{BenchCommand, ConfigArgs};
@@ -16,38 +16,38 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Perft { depth, runs, rules, moves } => {
             // No config flags: the default config's game and rules, with --rules over them.
             let c = Config::default();
-            junglezero::with_game!(c.game, G => bench_perft::<G>(depth, runs, rules, moves, &c))
+            crate::with_game!(c.game, G => bench_perft::<G>(depth, runs, rules, moves, &c))
         }
         BenchCommand::Mcts { sims, runs, config } => {
             let c = super::load_config(&config)?;
-            junglezero::with_game!(c.game, G => bench_mcts::<G>(sims, runs, &c))
+            crate::with_game!(c.game, G => bench_mcts::<G>(sims, runs, &c))
         }
         BenchCommand::Search { depth, hash_mb } => super::jungle::bench_search::run(depth, hash_mb),
         BenchCommand::Nn { max_batch, threads, seconds, config } => {
             let c = super::load_config(&config)?;
-            junglezero::with_game!(c.game, G => super::bench_nn::nn::<G>(max_batch, threads, seconds, &c))
+            crate::with_game!(c.game, G => super::bench_nn::nn::<G>(max_batch, threads, seconds, &c))
         }
         BenchCommand::Selfplay { seconds, config } => {
             let c = super::load_config(&config)?;
-            junglezero::with_game!(c.game, G => super::bench_nn::selfplay::<G>(seconds, &c))
+            crate::with_game!(c.game, G => super::bench_nn::selfplay::<G>(seconds, &c))
         }
         BenchCommand::Train { steps, config } => {
             let c = super::load_config(&config)?;
-            junglezero::with_game!(c.game, G => super::bench_nn::train::<G>(steps, &c))
+            crate::with_game!(c.game, G => super::bench_nn::train::<G>(steps, &c))
         }
         BenchCommand::Agree { positions, batch, model, half_reference, config } => {
             let c = super::load_config(&config)?;
-            junglezero::with_game!(c.game, G => super::bench_agree::run::<G>(positions, batch, model.as_deref(), half_reference, &c))
+            crate::with_game!(c.game, G => super::bench_agree::run::<G>(positions, batch, model.as_deref(), half_reference, &c))
         }
         BenchCommand::Gate { draws, trials, config } => bench_gate(draws, trials, &config),
         BenchCommand::Player { model, sims, combos, tactics, config } => {
             let c = super::load_config(&config)?;
-            junglezero::with_game!(c.game, G => super::bench_player::run::<G>(&model, sims, &combos, tactics, &c))
+            crate::with_game!(c.game, G => super::bench_player::run::<G>(&model, sims, &combos, tactics, &c))
         }
         BenchCommand::Levels { elo, games, depths, opponents, out, force, concurrency, seed, config } => {
             let c = super::load_config(&config)?;
             let plan = super::bench_levels::Plan { elos: elo, games, depths, opponents: opponents as usize, dir: out, force, concurrency, seed };
-            junglezero::with_game!(c.game, G => super::bench_levels::run::<G>(&plan, &c))
+            crate::with_game!(c.game, G => super::bench_levels::run::<G>(&plan, &c))
         }
         BenchCommand::Tb { tb, positions, depth, min_plies, config } => super::jungle::bench_tb::run(&tb, positions, depth, min_plies, &config),
         BenchCommand::Races { tb, model, sims, positions, min_plies, tactics, config } => {
@@ -63,7 +63,7 @@ fn bench_mcts<G: BenchGame>(sims: u32, runs: u32, config: &Config) -> anyhow::Re
     let mut best = 0f64;
     let mut last = None;
     for run in 1..=runs.max(1) {
-        let r = junglezero::mcts::bench::run(&roots, &config.mcts, sims);
+        let r = crate::mcts::bench::run(&roots, &config.mcts, sims);
         best = best.max(r.per_second());
         writeln!(out, "run {run} simulations {} time {:.3} sims/s {:.0} signature {:016x}", r.simulations, r.seconds, r.per_second(), r.signature)?;
         last = Some(r);
@@ -96,7 +96,7 @@ fn bench_perft<G: HouseGame>(depth: u32, runs: u32, rules: Option<String>, moves
 
 /// The gate's operating curve: promotion probability against the true Elo difference.
 fn bench_gate(draws: f64, trials: u32, args: &ConfigArgs) -> anyhow::Result<()> {
-    use junglezero::arena::gate_curve::{best_case_llr, promotion_curve};
+    use crate::arena::gate_curve::{best_case_llr, promotion_curve};
     let config = super::load_config(args)?;
     let g = &config.gate;
     let mut out = std::io::stdout().lock();

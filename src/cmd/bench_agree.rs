@@ -3,10 +3,10 @@
 
 use std::io::Write;
 
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::nn::NetEvaluator;
-use junglezero::pipeline::RunGame;
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::nn::NetEvaluator;
+use crate::pipeline::RunGame;
 
 /// The configured inference path (or, with `half_reference`, the CPU reference of the NVIDIA
 /// path's half-precision arithmetic) against burn on the CPU, over `positions` positions of
@@ -14,10 +14,10 @@ use junglezero::pipeline::RunGame;
 /// max-diff X value max-diff Y top-move Z %`; exit status 2 beyond half precision's tolerance
 /// (`nn::measure::agree::HALF_PRECISION`).
 pub fn run<G: HouseGame>(positions: usize, batch: usize, model: Option<&std::path::Path>, half_reference: bool, config: &Config) -> anyhow::Result<()> {
-    use junglezero::nn::infer::cpu::HostOutputs;
-    use junglezero::nn::infer::gpu::plan::{GpuPlan, Precision};
-    use junglezero::nn::measure::agree::{Agreement, HALF_PRECISION};
-    let hw_cpu = junglezero::nn::device::HardwareConfig { device: "flex".into(), fused_cpu: false, ..Default::default() };
+    use crate::nn::infer::cpu::HostOutputs;
+    use crate::nn::infer::gpu::plan::{GpuPlan, Precision};
+    use crate::nn::measure::agree::{Agreement, HALF_PRECISION};
+    let hw_cpu = crate::nn::device::HardwareConfig { device: "flex".into(), fused_cpu: false, ..Default::default() };
     // Without a model, one random network, drawn on the CPU and written to a temporary file, so
     // both paths run the same weights (each device draws random numbers of its own).
     let temporary = std::env::temp_dir().join(format!("junglezero-agree-{}.jzm", std::process::id()));
@@ -25,8 +25,8 @@ pub fn run<G: HouseGame>(positions: usize, batch: usize, model: Option<&std::pat
         Some(path) => path,
         None => {
             let net = NetEvaluator::random_init(&config.model, G::SHAPE, &hw_cpu, 7)?;
-            let meta = junglezero::nn::modelfile::fresh_meta(&config.model, G::SHAPE, &<G as RunGame>::rules(config).to_string(), "random-init");
-            junglezero::nn::modelfile::save(&temporary, net.net(), &meta)?;
+            let meta = crate::nn::modelfile::fresh_meta(&config.model, G::SHAPE, &<G as RunGame>::rules(config).to_string(), "random-init");
+            crate::nn::modelfile::save(&temporary, net.net(), &meta)?;
             &temporary
         }
     };
@@ -37,7 +37,7 @@ pub fn run<G: HouseGame>(positions: usize, batch: usize, model: Option<&std::pat
     }
     let loaded = NetEvaluator::load(path, &hw_cpu, G::SHAPE).and_then(|r| {
         let tested = if half_reference {
-            Tested::Half(GpuPlan::from_fused(&junglezero::nn::infer::cpu::FusedNet::from_net(r.net())))
+            Tested::Half(GpuPlan::from_fused(&crate::nn::infer::cpu::FusedNet::from_net(r.net())))
         } else {
             Tested::Device(NetEvaluator::load(path, &config.hardware, G::SHAPE)?)
         };

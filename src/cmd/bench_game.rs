@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::mcts::tactics::Tactics;
-use junglezero::trainable::Trainable;
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::mcts::tactics::Tactics;
+use crate::trainable::Trainable;
 
 pub trait BenchGame: HouseGame {
     /// The fixed positions the benches search from, under `rules` (the same every run, so a
@@ -23,7 +23,7 @@ pub trait BenchGame: HouseGame {
 /// move (chance outcomes drawn at random too; a game that ends starts again), the same for the
 /// same `seed`.
 pub fn random_positions<G: Trainable>(rules: &<G as Trainable>::Rules, n: usize, seed: u64) -> Vec<G> {
-    use junglezero::game::Turn;
+    use crate::game::Turn;
     use rand::{RngExt, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut games: Vec<G> = Vec::with_capacity(n);

@@ -8,10 +8,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::arena::match_game::ArenaGame;
+use crate::config::Config;
+use crate::entries::HouseGame;
 use anyhow::Context;
-use junglezero::arena::match_game::ArenaGame;
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
 
 use super::tournament::{Schedule, play, results};
 
@@ -43,9 +43,9 @@ fn nearest(ratings: &[f64], elo: f64, k: usize) -> Vec<usize> {
 
 pub fn run<G: HouseGame>(plan: &Plan, config: &Config) -> anyhow::Result<()> {
     for &e in &plan.elos {
-        junglezero::arena::match_game::check_level::<G>(e).map_err(|why| anyhow::anyhow!("--elo {e}: {why}"))?;
+        crate::arena::match_game::check_level::<G>(e).map_err(|why| anyhow::anyhow!("--elo {e}: {why}"))?;
     }
-    let rules = <G as junglezero::pipeline::RunGame>::rules(config);
+    let rules = <G as crate::pipeline::RunGame>::rules(config);
     let settings = config.players();
     let results_path = plan.dir.join("results.json");
     let anchors_dir = plan.dir.join("anchors");

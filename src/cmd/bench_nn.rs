@@ -3,12 +3,12 @@
 
 use std::io::Write;
 
-use junglezero::config::Config;
-use junglezero::nn::NetEvaluator;
-use junglezero::nn::device::parse_device;
-use junglezero::nn::measure::bench::raw_throughput;
-use junglezero::nn::model::ModelConfig;
-use junglezero::pipeline::RunGame;
+use crate::config::Config;
+use crate::nn::NetEvaluator;
+use crate::nn::device::parse_device;
+use crate::nn::measure::bench::raw_throughput;
+use crate::nn::model::ModelConfig;
+use crate::pipeline::RunGame;
 
 /// Raw inference: positions per second at each power-of-two batch up to `max_batch`.
 pub fn nn<G: RunGame>(max_batch: usize, threads: usize, seconds: f64, config: &Config) -> anyhow::Result<()> {
@@ -56,9 +56,9 @@ pub fn selfplay<G: RunGame>(seconds: f64, config: &Config) -> anyhow::Result<()>
         config.selfplay.full_sims,
         config.selfplay.fast_sims
     )?;
-    let server = junglezero::mcts::server::ServerStats::default();
-    let r = junglezero::mcts::server::maybe_served(&eval, config.selfplay.server_config(), &server, |e| {
-        junglezero::selfplay::bench::measure::<G, _>(e, &config.mcts, &config.selfplay, rules.clone(), seconds)
+    let server = crate::mcts::server::ServerStats::default();
+    let r = crate::mcts::server::maybe_served(&eval, config.selfplay.server_config(), &server, |e| {
+        crate::selfplay::bench::measure::<G, _>(e, &config.mcts, &config.selfplay, rules.clone(), seconds)
     });
     let x = r.evals_per_second();
     // Raw inference is measured the way the device was fed: the workers' own batches from as
@@ -97,7 +97,7 @@ pub fn selfplay<G: RunGame>(seconds: f64, config: &Config) -> anyhow::Result<()>
 /// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
 /// net, on the configured device.
 pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
-    use junglezero::train::bench::{seconds_per_step, synthetic_batch};
+    use crate::train::bench::{seconds_per_step, synthetic_batch};
     let device = parse_device(&config.hardware.device)?.autodiff();
     let b = config.train.batch_size;
     let mut out = std::io::stdout().lock();

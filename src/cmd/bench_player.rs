@@ -7,12 +7,12 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::config::Config;
+use crate::mcts::MctsPlayer;
+use crate::nn::NetEvaluator;
+use crate::pipeline::RunGame;
+use crate::player::{Limits, Player};
 use anyhow::Context;
-use junglezero::config::Config;
-use junglezero::mcts::MctsPlayer;
-use junglezero::nn::NetEvaluator;
-use junglezero::pipeline::RunGame;
-use junglezero::player::{Limits, Player};
 
 use super::bench_game::BenchGame;
 
@@ -28,13 +28,8 @@ pub fn run<G: BenchGame>(model: &std::path::Path, sims: u32, combos: &[String], 
             .and_then(|(t, m)| Some((t.trim().parse::<usize>().ok()?, m.trim().parse::<usize>().ok()?)))
             .filter(|&(t, m)| (1..=256).contains(&t) && (1..=1024).contains(&m))
             .ok_or_else(|| anyhow::anyhow!("--combos: '{combo}' is not THREADSxMINIBATCH (1-256 x 1-1024)"))?;
-        let mcts = junglezero::mcts::MctsConfig {
-            play_threads: threads,
-            play_minibatch: minibatch,
-            play_tree_reuse: false,
-            play_tactics: tactics,
-            ..config.mcts.clone()
-        };
+        let mcts =
+            crate::mcts::MctsConfig { play_threads: threads, play_minibatch: minibatch, play_tree_reuse: false, play_tactics: tactics, ..config.mcts.clone() };
         let mut won = 0;
         let limits = Limits { nodes: Some(u64::from(sims)), ..Limits::default() };
         let mut secs = 0.0;
@@ -46,7 +41,7 @@ pub fn run<G: BenchGame>(model: &std::path::Path, sims: u32, combos: &[String], 
             // A win the check proved is played without a search.
             won += usize::from(player.last_search().is_none());
             secs += start.elapsed().as_secs_f64();
-            let mut single = MctsPlayer::<G, _>::new(net.clone(), &junglezero::mcts::MctsConfig { play_tree_reuse: false, ..config.mcts.clone() }, 64);
+            let mut single = MctsPlayer::<G, _>::new(net.clone(), &crate::mcts::MctsConfig { play_tree_reuse: false, ..config.mcts.clone() }, 64);
             // The same move as a small one-thread search: a sanity check, not a strength test.
             agree += usize::from(best == single.choose(root, &Limits { nodes: Some(64), ..Limits::default() }, &mut |_| {}));
         }

@@ -7,18 +7,18 @@
 
 use std::fmt::Write as _;
 
+use crate::arena::journal::GameLine;
+use crate::arena::openings::random_openings;
+use crate::config::Config;
+use crate::entries::HouseGame;
 use anyhow::Context;
-use junglezero::arena::journal::GameLine;
-use junglezero::arena::openings::random_openings;
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
 
 use super::tournament::{Schedule, play};
 use crate::cli::BookArgs;
 
 pub fn run(args: BookArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => book::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => book::<G>(&args, &config))
 }
 
 /// The first player's points and games from each opening (`n` of them) in a judge's games.
@@ -55,11 +55,11 @@ fn share(scores: &[(f64, u32)], which: &[usize]) -> f64 {
 }
 
 fn book<G: HouseGame>(args: &BookArgs, config: &Config) -> anyhow::Result<()> {
-    if G::games_text(&[], "", "", &<G as junglezero::pipeline::RunGame>::rules(config)).is_none() {
+    if G::games_text(&[], "", "", &<G as crate::pipeline::RunGame>::rules(config)).is_none() {
         anyhow::bail!("the {} game's openings come from its random deals; it has no book", G::NAME.name());
     }
-    let rules = <G as junglezero::pipeline::RunGame>::rules(config);
-    let mut outputs = junglezero::store::Outputs::new(&[args.out.as_path()], args.force)?;
+    let rules = <G as crate::pipeline::RunGame>::rules(config);
+    let mut outputs = crate::store::Outputs::new(&[args.out.as_path()], args.force)?;
     let specs =
         args.players.iter().enumerate().map(|(i, p)| p.with_each(None).with_context(|| format!("player {}", i + 1))).collect::<anyhow::Result<Vec<_>>>()?;
     let candidates = random_openings::<G>(&rules, args.plies as usize, args.candidates as usize, args.seed);
@@ -69,12 +69,12 @@ fn book<G: HouseGame>(args: &BookArgs, config: &Config) -> anyhow::Result<()> {
     let text: String = lines.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
     std::fs::create_dir_all(&args.work_dir).with_context(|| format!("cannot create {}", args.work_dir.display()))?;
     let list = args.work_dir.join("candidates.txt");
-    match junglezero::store::read_text_capped(&list, junglezero::store::caps::TEXT, "candidates file") {
+    match crate::store::read_text_capped(&list, crate::store::caps::TEXT, "candidates file") {
         Ok(old) if old != text => {
             anyhow::bail!("{} holds other openings (another --candidates, --plies or --seed): name another --work-dir", list.display())
         }
         Ok(_) => {}
-        Err(_) if std::fs::symlink_metadata(&list).is_err() => junglezero::store::write_output(&list, text.as_bytes(), false)?,
+        Err(_) if std::fs::symlink_metadata(&list).is_err() => crate::store::write_output(&list, text.as_bytes(), false)?,
         Err(e) => return Err(e).context(list.display().to_string()),
     }
     if args.games.len() != 1 && args.games.len() != specs.len() {

@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
-use junglezero::config::Config;
-use junglezero::config::doc::{documented_defaults, settings};
+use crate::config::Config;
+use crate::config::doc::{documented_defaults, settings};
 
 use crate::cli::ConfigCommand;
 
@@ -13,7 +13,7 @@ pub fn run(cmd: ConfigCommand) -> anyhow::Result<()> {
         ConfigCommand::Defaults => write!(out, "{}", documented_defaults())?,
         ConfigCommand::Keys => {
             let table: toml::Table = toml::from_str(&Config::default().to_toml())?;
-            let surface = junglezero::config::experimental::into_sections(table)?;
+            let surface = crate::config::experimental::into_sections(table)?;
             writeln!(out, "{:<40} {:<10} {:<14} {:<22} {:<14} help", "key", "type", "default", "range", "option")?;
             for s in settings() {
                 let default = s.value_in(&surface).map_or_else(String::new, |v| v.to_string());

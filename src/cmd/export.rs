@@ -1,17 +1,17 @@
 //! `junglezero export`: a model file to portable weights (see `nn::files::export`), for any game.
 
-use junglezero::entries::HouseGame;
-use junglezero::nn::modelfile::ModelMeta;
-use junglezero::nn::{NetEvaluator, device::parse_device, files::export, modelfile};
-use junglezero::registry::GameName;
-use junglezero::trainable::Trainable;
+use crate::entries::HouseGame;
+use crate::nn::modelfile::ModelMeta;
+use crate::nn::{NetEvaluator, device::parse_device, files::export, modelfile};
+use crate::registry::GameName;
+use crate::trainable::Trainable;
 
 use crate::cli::ExportArgs;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let meta = modelfile::read_meta(&args.model)?;
     let game = GameName::named(&meta.game).ok_or_else(|| anyhow::anyhow!("{}: unknown game '{}'", args.model.display(), meta.game))?;
-    junglezero::with_game!(game, G => export_of::<G>(&args, &meta))
+    crate::with_game!(game, G => export_of::<G>(&args, &meta))
 }
 
 fn export_of<G: HouseGame>(args: &ExportArgs, meta: &ModelMeta) -> anyhow::Result<()> {
@@ -24,7 +24,7 @@ fn export_of<G: HouseGame>(args: &ExportArgs, meta: &ModelMeta) -> anyhow::Resul
         meta.rules.parse().map_err(|e| anyhow::anyhow!("{}: the model's rules '{}' do not parse: {e}", args.model.display(), meta.rules))?;
     if args.format() == crate::cli::ExportFormat::Onnx {
         let (a, b) = export::export_onnx(&eval, meta, &G::export(&rules), &args.out, args.force)?;
-        println!("exported {} ({} {}, ONNX opset {}), {}", a.display(), meta.game, meta.model.describe(), junglezero::nn::files::onnx::OPSET, b.display());
+        println!("exported {} ({} {}, ONNX opset {}), {}", a.display(), meta.game, meta.model.describe(), crate::nn::files::onnx::OPSET, b.display());
         return Ok(());
     }
     let (a, b, c) = export::export(&eval, meta, &G::export(&rules), &args.out, args.force)?;

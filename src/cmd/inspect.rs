@@ -3,16 +3,16 @@
 
 use std::io::Write;
 
+use crate::nn::device::parse_device;
+use crate::nn::modelfile;
 use burn::module::Module;
-use junglezero::nn::device::parse_device;
-use junglezero::nn::modelfile;
 
 use crate::cli::{ImportArgs, InspectArgs};
 
 pub fn import(args: ImportArgs) -> anyhow::Result<()> {
     // Checked before the weights are read, and again as the file is placed.
-    junglezero::store::Outputs::new(&[&args.out], args.force)?;
-    let (net, meta) = junglezero::nn::files::import::import(&args.weights, &parse_device("flex")?)?;
+    crate::store::Outputs::new(&[&args.out], args.force)?;
+    let (net, meta) = crate::nn::files::import::import(&args.weights, &parse_device("flex")?)?;
     modelfile::save_output(&args.out, &net, &meta, args.force)?;
     println!("imported {} ({} {}, {}) into {}", args.weights.display(), meta.game, meta.model.describe(), meta.id, args.out.display());
     Ok(())

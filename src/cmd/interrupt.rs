@@ -22,7 +22,7 @@ pub fn on_ctrl_c() -> Arc<AtomicBool> {
                 eprintln!("interrupted again: stopping at once; the run resumes with the same command");
                 std::process::exit(INTERRUPTED);
             }
-            let stage = junglezero::store::hooks::current();
+            let stage = crate::store::hooks::current();
             match what_is_kept(&stage) {
                 Kept::StopsBetween(text) => {
                     eprintln!("interrupted {text}; Ctrl-C again to stop at once");

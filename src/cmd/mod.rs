@@ -33,9 +33,9 @@ pub mod verify;
 
 use anyhow::Context;
 
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::trainable::Trainable;
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::trainable::Trainable;
 
 use crate::cli::{ConfigArgs, PositionArgs};
 
@@ -43,16 +43,16 @@ use crate::cli::{ConfigArgs, PositionArgs};
 pub fn game_from_args<G: HouseGame>(args: &PositionArgs, rules: &<G as Trainable>::Rules) -> anyhow::Result<G> {
     let mut game = match args.fen.as_deref() {
         None => G::start_under(rules),
-        Some(text) => G::from_root(text, rules).with_context(|| format!("bad --fen '{}'", junglezero::check::clip(text)))?,
+        Some(text) => G::from_root(text, rules).with_context(|| format!("bad --fen '{}'", crate::check::clip(text)))?,
     };
     for (i, text) in args.moves.as_deref().unwrap_or("").split_whitespace().enumerate() {
-        game.play_text_move(text).map_err(|e| anyhow::anyhow!("bad --moves: move {} '{}': {e}", i + 1, junglezero::check::clip(text)))?;
+        game.play_text_move(text).map_err(|e| anyhow::anyhow!("bad --moves: move {} '{}': {e}", i + 1, crate::check::clip(text)))?;
     }
     Ok(game)
 }
 
 /// The rules of `G` for a command: `base` (the config's or the defaults) with `--rules`.
-pub fn rules_from_args<G: HouseGame>(args: &PositionArgs, base: &junglezero::config::Config) -> anyhow::Result<<G as Trainable>::Rules> {
+pub fn rules_from_args<G: HouseGame>(args: &PositionArgs, base: &crate::config::Config) -> anyhow::Result<<G as Trainable>::Rules> {
     G::rules_with(base, args.rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))
 }
 
@@ -70,17 +70,12 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// The evaluator a `--model PATH | --random-init` choice asks for.
-pub fn evaluator_from(
-    choice: &crate::cli::ModelChoice,
-    config: &Config,
-    shape: junglezero::game::Shape,
-    seed: u64,
-) -> anyhow::Result<junglezero::nn::NetEvaluator> {
-    use junglezero::nn::NetEvaluator;
+pub fn evaluator_from(choice: &crate::cli::ModelChoice, config: &Config, shape: crate::game::Shape, seed: u64) -> anyhow::Result<crate::nn::NetEvaluator> {
+    use crate::nn::NetEvaluator;
     Ok(match &choice.model {
         Some(path) => NetEvaluator::load(path, &config.hardware, shape)?,
         None => NetEvaluator::random_init(&config.model, shape, &config.hardware, seed)?,
     })
 }
 
-pub use junglezero::store::clock_seed;
+pub use crate::store::clock_seed;

@@ -3,15 +3,15 @@
 use std::io::Write;
 use std::time::Instant;
 
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
+use crate::config::Config;
+use crate::entries::HouseGame;
 
 use crate::cli::PerftArgs;
 
 pub fn run(args: PerftArgs) -> anyhow::Result<()> {
     // No network runs here, so the device is not opened.
     let config = Config::load(args.config.config.as_deref(), &args.config.set)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => perft::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => perft::<G>(&args, &config))
 }
 
 /// Leaves `depth` plies deep (a flip and what it reveals are one ply), with `--divide` by move.

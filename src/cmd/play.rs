@@ -4,12 +4,12 @@ use std::io::{BufRead, Write};
 
 use anyhow::Context;
 
-use junglezero::arena::match_game::ArenaGame;
-use junglezero::arena::spec::PlayerSpec;
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::game::{Seat, Turn};
-use junglezero::player::Limits;
+use crate::arena::match_game::ArenaGame;
+use crate::arena::spec::PlayerSpec;
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::game::{Seat, Turn};
+use crate::player::Limits;
 
 use rand::{RngExt, SeedableRng};
 
@@ -17,7 +17,7 @@ use crate::cli::{Colour, EngineKind, PlayArgs};
 
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => play::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => play::<G>(&args, &config))
 }
 
 /// The human has the first seat (`--human red`) or the second (`--human blue`); nature's draws
@@ -28,7 +28,7 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     let settings = config.players();
     let spec = match (args.engine, &args.model, args.elo) {
         (_, _, Some(elo)) => {
-            junglezero::arena::match_game::check_level::<G>(elo).map_err(|why| anyhow::anyhow!("--elo {elo}: {why}"))?;
+            crate::arena::match_game::check_level::<G>(elo).map_err(|why| anyhow::anyhow!("--elo {elo}: {why}"))?;
             <G as ArenaGame>::at_level(elo, &settings).context("no such level")?
         }
         (Some(EngineKind::Alphabeta), Some(_), None) => anyhow::bail!("--model is the network of --engine mcts; leave it out to play the classical engine"),
@@ -94,7 +94,7 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
             "hint" => {
                 let mut lines = Vec::new();
                 if let Some(mv) = engine.choose(&game, &Limits::movetime((args.movetime / 2).max(50)), &mut |l| lines.push(l.to_string())) {
-                    match junglezero::protocol::verdict::of_search(&lines) {
+                    match crate::protocol::verdict::of_search(&lines) {
                         Some(e) => writeln!(out, "hint: {mv} ({e})")?,
                         None => writeln!(out, "hint: {mv}")?,
                     }

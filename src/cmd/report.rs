@@ -1,13 +1,13 @@
 //! `junglezero report`: the run report from a run directory's metrics and models.
 
-use junglezero::store::run::RunDir;
+use crate::store::run::RunDir;
 
 use crate::cli::ReportArgs;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let run = RunDir::open(&args.run, "report")?;
     run.pull(None)?;
-    let path = junglezero::report::write_report(&run)?;
+    let path = crate::report::write_report(&run)?;
     run.push()?;
     match run.store() {
         Some(r) => println!("report written to {} (uploaded to {}/report/)", path.display(), r.url()),

@@ -4,17 +4,17 @@
 use std::io::Write;
 use std::time::Duration;
 
-use junglezero::arena::match_game::ArenaGame;
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::game::Turn;
-use junglezero::player::Limits;
+use crate::arena::match_game::ArenaGame;
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::game::Turn;
+use crate::player::Limits;
 
 use crate::cli::SearchArgs;
 
 pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => search::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => search::<G>(&args, &config))
 }
 
 /// The engine's info lines as it searches, then `bestmove`.

@@ -3,10 +3,10 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use junglezero::config::Config;
-use junglezero::pipeline::RunGame;
-use junglezero::selfplay::shards::ShardWriter;
-use junglezero::selfplay::{Counters, RunOptions, run as run_selfplay};
+use crate::config::Config;
+use crate::pipeline::RunGame;
+use crate::selfplay::shards::ShardWriter;
+use crate::selfplay::{Counters, RunOptions, run as run_selfplay};
 
 use super::progress::{bar, per_sec};
 use crate::cli::SelfplayArgs;
@@ -22,7 +22,7 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         anyhow::bail!("selfplay --out-dir needs --model PATH or --random-init");
     }
     let config = super::load_config(&args.config)?;
-    junglezero::with_game!(config.game, G => play_out::<G>(&args, &config, &out))
+    crate::with_game!(config.game, G => play_out::<G>(&args, &config, &out))
 }
 
 /// `--games` games of `G` into `out`.
@@ -45,8 +45,8 @@ fn play_out<G: RunGame>(args: &SelfplayArgs, config: &Config, out: &std::path::P
     let start = Instant::now();
     let plies = std::cell::Cell::new(0u64);
     let mut writer = ShardWriter::<G>::new(out, "selfplay", config.selfplay.games_per_shard);
-    let server = junglezero::mcts::server::ServerStats::default();
-    let result = junglezero::mcts::server::maybe_served(&evaluator, config.selfplay.server_config(), &server, |evaluator| {
+    let server = crate::mcts::server::ServerStats::default();
+    let result = crate::mcts::server::maybe_served(&evaluator, config.selfplay.server_config(), &server, |evaluator| {
         run_selfplay(
             evaluator,
             &config.mcts,
@@ -58,7 +58,7 @@ fn play_out<G: RunGame>(args: &SelfplayArgs, config: &Config, out: &std::path::P
                 if let Some(path) = writer.push(rec)? {
                     tracing::debug!("wrote {}", path.display());
                 }
-                Ok::<(), junglezero::store::StoreError>(())
+                Ok::<(), crate::store::StoreError>(())
             },
             || {
                 let secs = start.elapsed().as_secs_f64();

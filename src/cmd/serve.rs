@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use junglezero::nn::NetEvaluator;
-use junglezero::registry::GameName;
-use junglezero::serve::{ServeState, serve};
+use crate::nn::NetEvaluator;
+use crate::registry::GameName;
+use crate::serve::{ServeState, serve};
 
 use crate::cli::ServeArgs;
 
@@ -16,7 +16,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // A network of either game: the page plays the game it was trained for with it.
     let network = match &args.model {
         Some(path) => {
-            let meta = junglezero::nn::modelfile::read_meta(path)?;
+            let meta = crate::nn::modelfile::read_meta(path)?;
             let game = GameName::named(&meta.game).ok_or_else(|| anyhow::anyhow!("{}: a model of an unknown game '{}'", path.display(), meta.game))?;
             Some(Arc::new(NetEvaluator::load(path, &config.hardware, game.shape())?))
         }
@@ -25,7 +25,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // A run in object storage: its report is fetched once, into the run's mirror.
     let report_dir = match &args.run {
         Some(spec) => {
-            let run = junglezero::store::run::RunDir::open(spec, "serve")?;
+            let run = crate::store::run::RunDir::open(spec, "serve")?;
             run.pull(Some(&["config.toml", "report"]))?;
             anyhow::ensure!(run.root().is_dir(), "--run {spec}: no such run directory");
             Some(run.report_dir())

@@ -2,16 +2,16 @@
 
 use std::io::Write;
 
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::game::Turn;
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::game::Turn;
 
 use crate::cli::ShowArgs;
 
 pub fn run(args: ShowArgs) -> anyhow::Result<()> {
     // No network runs here, so the device is not opened.
     let config = Config::load(args.config.config.as_deref(), &args.config.set)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => show::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => show::<G>(&args, &config))
 }
 
 /// The board, the position as text, the rules and the legal moves (or the result).

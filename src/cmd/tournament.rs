@@ -10,23 +10,23 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use crate::arena::bt::{PairResult, Rating, fit};
+use crate::arena::journal::{GameLine, Journal, Plan};
+use crate::arena::match_game::{ArenaGame, MatchGame};
+use crate::arena::openings::{Opening, openings_from_text};
+use crate::arena::play::{MatchSettings, run_match_skipping};
+use crate::arena::spec::PlayerSpec;
+use crate::config::Config;
+use crate::entries::HouseGame;
+use crate::store::{self, caps};
 use anyhow::Context;
-use junglezero::arena::bt::{PairResult, Rating, fit};
-use junglezero::arena::journal::{GameLine, Journal, Plan};
-use junglezero::arena::match_game::{ArenaGame, MatchGame};
-use junglezero::arena::openings::{Opening, openings_from_text};
-use junglezero::arena::play::{MatchSettings, run_match_skipping};
-use junglezero::arena::spec::PlayerSpec;
-use junglezero::config::Config;
-use junglezero::entries::HouseGame;
-use junglezero::store::{self, caps};
 
 use super::progress::bar;
 use crate::cli::TournamentArgs;
 
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
-    junglezero::with_game!(args.game.unwrap_or(config.game), G => tournament::<G>(&args, &config))
+    crate::with_game!(args.game.unwrap_or(config.game), G => tournament::<G>(&args, &config))
 }
 
 fn tournament<G: HouseGame>(args: &TournamentArgs, config: &Config) -> anyhow::Result<()> {
@@ -67,7 +67,7 @@ pub struct Schedule<'a> {
     pub dir: &'a Path,
     pub force: bool,
     pub concurrency: Option<u64>,
-    pub sprt: Option<junglezero::arena::stats::Sprt>,
+    pub sprt: Option<crate::arena::stats::Sprt>,
 }
 
 /// Plays (or resumes) `s` under `rules`: every finished game is appended to its folder's journal
@@ -125,7 +125,7 @@ pub fn play<G: HouseGame>(s: &Schedule, config: &Config, rules: &<G as MatchGame
         pb.set_message(format!("{} vs {}", names[a], names[b]));
         let ms = MatchSettings::<G> {
             games: plan.games,
-            concurrency: junglezero::arena::ArenaConfig { concurrency: s.concurrency.map_or(config.arena.concurrency, |c| c as usize), ..config.arena.clone() }
+            concurrency: crate::arena::ArenaConfig { concurrency: s.concurrency.map_or(config.arena.concurrency, |c| c as usize), ..config.arena.clone() }
                 .workers(),
             opening_plies: plan.opening_plies,
             seed: s.seed,
@@ -164,7 +164,7 @@ pub fn play<G: HouseGame>(s: &Schedule, config: &Config, rules: &<G as MatchGame
 pub fn parse_pairings(text: &str, players: usize) -> anyhow::Result<Vec<(usize, usize)>> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || anyhow::anyhow!("--pairings: '{}' is not two player numbers I-J from 1 to {players}", junglezero::check::clip(part));
+        let bad = || anyhow::anyhow!("--pairings: '{}' is not two player numbers I-J from 1 to {players}", crate::check::clip(part));
         let (a, b) = part.split_once('-').ok_or_else(bad)?;
         let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
         if a == 0 || b == 0 || a > players || b > players || a == b {
@@ -209,7 +209,7 @@ pub fn read_openings<G: HouseGame>(
         Some(path) => (store::read_text_capped(path, caps::TEXT, "openings file").with_context(|| path.display().to_string())?, path.display().to_string()),
         None => {
             let Some(book) = G::BOOK else { return Ok((None, None)) };
-            let default = <G as junglezero::pipeline::RunGame>::rules(&Config::default());
+            let default = <G as crate::pipeline::RunGame>::rules(&Config::default());
             if rules.to_string() != default.to_string() {
                 eprintln!(
                     "note: the shipped book of openings is for the default rules; these rules play random openings (--openings FILE for a book of their own)"

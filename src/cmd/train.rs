@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use crate::config::Config;
+use crate::pipeline::{Pipeline, PipelineError, RunGame};
+use crate::selfplay::stage::play_into_run;
+use crate::store::run::RunDir;
 use indicatif::ProgressBar;
-use junglezero::config::Config;
-use junglezero::pipeline::{Pipeline, PipelineError, RunGame};
-use junglezero::selfplay::stage::play_into_run;
-use junglezero::store::run::RunDir;
 
 use super::progress::bar;
 use crate::cli::{DumpArgs, LearnArgs, RunArgs, TrainArgs};
@@ -84,7 +84,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let config = run_config(&run, args.config.config.as_deref(), &args.config.set)?;
     let _lock = run.lock_trainer()?;
     let from = ConfigFrom { file: args.config.config.is_some(), set: !args.config.set.is_empty(), command: "train" };
-    junglezero::with_game!(config.game, G => train_game::<G>(run, config, args.rebuild, &from))
+    crate::with_game!(config.game, G => train_game::<G>(run, config, args.rebuild, &from))
 }
 
 /// Where a command's config came from, to say how to undo a config that is not the run's.
@@ -175,7 +175,7 @@ pub fn learn(args: LearnArgs) -> anyhow::Result<()> {
     let config = run_config(&run, args.config.as_deref(), &args.set)?;
     let _lock = run.lock_trainer()?;
     let from = ConfigFrom { file: args.config.is_some(), set: !args.set.is_empty(), command: "learn" };
-    junglezero::with_game!(config.game, G => learn_game::<G>(run, config, args.min_games, args.rebuild, &from))
+    crate::with_game!(config.game, G => learn_game::<G>(run, config, args.min_games, args.rebuild, &from))
 }
 
 /// "on" or "off".
@@ -219,7 +219,7 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
     let waiting = run.candidates().len();
     let mut bars = StageBars::new();
     let mut progress = |s: &str, d: u64, t: u64, m: &str| bars.update(s, d, t, m);
-    let gated = junglezero::with_game!(config.game, G => junglezero::pipeline::gate_run::<G>(&run, &config, &mut progress));
+    let gated = crate::with_game!(config.game, G => crate::pipeline::gate_run::<G>(&run, &config, &mut progress));
     bars.finish();
     let pushed = run.push();
     gated?;
@@ -235,14 +235,14 @@ pub fn gate(args: RunArgs) -> anyhow::Result<()> {
 pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
     let run = existing_run(&args.run, "dump", Some(&["config.toml", "games", "train"]))?;
     let config = run_config(&run, None, &[])?;
-    junglezero::with_game!(config.game, G => dump_game::<G>(&run, &config, &args))
+    crate::with_game!(config.game, G => dump_game::<G>(&run, &config, &args))
 }
 
 fn dump_game<G: RunGame>(run: &RunDir, config: &Config, args: &DumpArgs) -> anyhow::Result<()> {
-    use junglezero::train::dump::{DumpError, window_shards, write_dump};
+    use crate::train::dump::{DumpError, window_shards, write_dump};
     let rules = G::rules(config);
     // The outputs are checked before the shards are read.
-    junglezero::store::Outputs::new(&[&args.out, &args.out.with_extension("json")], args.force)?;
+    crate::store::Outputs::new(&[&args.out, &args.out.with_extension("json")], args.force)?;
     let paths = run.shards();
     if paths.is_empty() {
         return Err(DumpError::NoShards(run.games_dir()).into());
@@ -265,7 +265,7 @@ fn dump_game<G: RunGame>(run: &RunDir, config: &Config, args: &DumpArgs) -> anyh
 pub fn selfplay_for_run(spec: &str, games: u64, set: &[String]) -> anyhow::Result<()> {
     let run = existing_run(spec, "selfplay", Some(&["config.toml", "models"]))?;
     let config = run_config(&run, None, set)?;
-    let played = junglezero::with_game!(config.game, G => selfplay_game::<G>(spec, &run, &config, games));
+    let played = crate::with_game!(config.game, G => selfplay_game::<G>(spec, &run, &config, games));
     let pushed = run.push();
     played?;
     pushed?;
@@ -274,12 +274,12 @@ pub fn selfplay_for_run(spec: &str, games: u64, set: &[String]) -> anyhow::Resul
 
 fn selfplay_game<G: RunGame>(spec: &str, run: &RunDir, config: &Config, games: u64) -> anyhow::Result<()> {
     let (g, model) = run.best().ok_or_else(|| anyhow::anyhow!("{spec}: no model in models/"))?;
-    let evaluator = junglezero::nn::NetEvaluator::load(&model, &config.hardware, G::SHAPE)?;
+    let evaluator = crate::nn::NetEvaluator::load(&model, &config.hardware, G::SHAPE)?;
     tracing::info!("self-play for run {spec} with gen-{g:04}: {games} games");
     let stop = AtomicBool::new(false);
     let mut bars = StageBars::new();
     let stage = G::stage(config);
-    let which = junglezero::selfplay::stage::StageGames { model_id: evaluator.id(), generation: g, games, iteration: g + 1 };
+    let which = crate::selfplay::stage::StageGames { model_id: evaluator.id(), generation: g, games, iteration: g + 1 };
     let s = play_into_run(run, &stage, &evaluator, which, &mut |st, d, t, m| bars.update(st, d, t, m), &stop);
     bars.finish();
     let s = s?;

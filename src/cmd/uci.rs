@@ -7,6 +7,6 @@ pub fn run(args: UciArgs) -> anyhow::Result<()> {
     if let Some(game) = args.game {
         config.game = game;
     }
-    junglezero::protocol::serve_stdio(config);
+    crate::protocol::serve_stdio(config);
     Ok(())
 }

@@ -5,9 +5,9 @@ use std::io::Write;
 use crate::cli::VerifyArgs;
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
-    let run = junglezero::store::run::RunDir::open(&args.run, "verify")?;
+    let run = crate::store::run::RunDir::open(&args.run, "verify")?;
     run.pull(None)?;
-    let a = junglezero::audit::audit_run(&run)?;
+    let a = crate::audit::audit_run(&run)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&a)?)?;

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use junglezero::config::Config;
-use junglezero::flip::{FlipGame, FlipRules};
-use junglezero::mcts::tactics::Tactics;
+use crate::config::Config;
+use crate::flip::{FlipGame, FlipRules};
+use crate::mcts::tactics::Tactics;
 
 use crate::cmd::bench_game::{BenchGame, random_positions};
 

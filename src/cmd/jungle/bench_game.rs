@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use junglezero::alphabeta::Eval;
-use junglezero::alphabeta::bench::BENCH_FENS;
-use junglezero::config::Config;
-use junglezero::entries::jungle::tactics::AlphaBetaTactics;
-use junglezero::jungle::{JungleGame, Rules, parse_fen};
-use junglezero::mcts::tactics::Tactics;
+use crate::alphabeta::Eval;
+use crate::alphabeta::bench::BENCH_FENS;
+use crate::config::Config;
+use crate::entries::jungle::tactics::AlphaBetaTactics;
+use crate::jungle::{JungleGame, Rules, parse_fen};
+use crate::mcts::tactics::Tactics;
 
 use crate::cmd::bench_game::BenchGame;
 

@@ -9,16 +9,16 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::alphabeta::Eval;
+use crate::entries::jungle::tactics::AlphaBetaTactics;
+use crate::game::Encode;
+use crate::jungle::JungleGame;
+use crate::mcts::{MctsConfig, MctsPlayer};
+use crate::nn::NetEvaluator;
+use crate::pipeline::RunGame;
+use crate::player::{Limits, Player};
+use crate::tb::Tablebase;
 use anyhow::Context;
-use junglezero::alphabeta::Eval;
-use junglezero::entries::jungle::tactics::AlphaBetaTactics;
-use junglezero::game::Encode;
-use junglezero::jungle::JungleGame;
-use junglezero::mcts::{MctsConfig, MctsPlayer};
-use junglezero::nn::NetEvaluator;
-use junglezero::pipeline::RunGame;
-use junglezero::player::{Limits, Player};
-use junglezero::tb::Tablebase;
 
 use crate::cli::ConfigArgs;
 
@@ -28,7 +28,7 @@ pub fn run(dir: &std::path::Path, model: &std::path::Path, sims: u32, positions:
     let tb = Arc::new(Tablebase::open(dir, &rules)?);
     let net = Arc::new(NetEvaluator::load(model, &config.hardware, JungleGame::SHAPE).with_context(|| model.display().to_string())?);
     let sample: Vec<(JungleGame, u16)> =
-        junglezero::entries::jungle::tablebase::sample(&tb, &rules, positions, 2026, 3..=3, &|e| e.value > 0.0 && e.plies >= min_plies)
+        crate::entries::jungle::tablebase::sample(&tb, &rules, positions, 2026, 3..=3, &|e| e.value > 0.0 && e.plies >= min_plies)
             .into_iter()
             .map(|(g, e)| (g, e.plies))
             .collect();

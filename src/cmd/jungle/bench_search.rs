@@ -7,7 +7,7 @@ use std::io::Write;
 /// `alphabeta::bench::run`).
 pub fn run(depth: u32, hash_mb: usize) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    let rows = junglezero::alphabeta::bench::run(depth, hash_mb);
+    let rows = crate::alphabeta::bench::run(depth, hash_mb);
     for (i, r) in rows.iter().enumerate() {
         let best = r.result.best.map_or_else(|| "(none)".into(), |m| m.to_string());
         writeln!(out, "position {:2} nodes {:>10} time {:7.3} best {best} score {}  {}", i + 1, r.result.nodes, r.seconds, r.result.score, r.fen)?;

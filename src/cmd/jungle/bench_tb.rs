@@ -6,12 +6,12 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use junglezero::alphabeta::{Engine, Eval};
-use junglezero::game::Game;
-use junglezero::jungle::JungleGame;
-use junglezero::pipeline::RunGame;
-use junglezero::player::Limits;
-use junglezero::tb::{Tablebase, Value};
+use crate::alphabeta::{Engine, Eval};
+use crate::game::Game;
+use crate::jungle::JungleGame;
+use crate::pipeline::RunGame;
+use crate::player::Limits;
+use crate::tb::{Tablebase, Value};
 
 use crate::cli::ConfigArgs;
 
@@ -50,7 +50,7 @@ pub fn run(dir: &std::path::Path, positions: usize, depth: u32, min_plies: u16, 
 
 /// What the tables say of `mv` played in `game`, a win in `plies` for the side to move: `None`
 /// when it gives the win away, else whether it is a fastest win.
-pub(crate) fn judge(tb: &Tablebase, game: &JungleGame, mv: junglezero::jungle::Move, plies: u16) -> Option<bool> {
+pub(crate) fn judge(tb: &Tablebase, game: &JungleGame, mv: crate::jungle::Move, plies: u16) -> Option<bool> {
     let mut child = game.clone();
     child.play_unchecked(mv);
     let over = child.outcome().is_some();
@@ -63,8 +63,8 @@ pub(crate) fn judge(tb: &Tablebase, game: &JungleGame, mv: junglezero::jungle::M
 
 /// Up to `n` random 3-piece positions the tables say the side to move wins in `min_plies` or
 /// more (seeded: the same set every run).
-fn sample(tb: &Tablebase, rules: &junglezero::jungle::Rules, n: usize, min_plies: u16) -> Vec<(JungleGame, u16)> {
-    junglezero::entries::jungle::tablebase::sample(tb, rules, n, 2026, 3..=3, &|e| e.value > 0.0 && e.plies >= min_plies)
+fn sample(tb: &Tablebase, rules: &crate::jungle::Rules, n: usize, min_plies: u16) -> Vec<(JungleGame, u16)> {
+    crate::entries::jungle::tablebase::sample(tb, rules, n, 2026, 3..=3, &|e| e.value > 0.0 && e.plies >= min_plies)
         .into_iter()
         .map(|(g, e)| (g, e.plies))
         .collect()

@@ -1,16 +1,16 @@
-//! `junglezero tb build|probe|score`: endgame tablebases (see `junglezero::tb`).
+//! `junglezero tb build|probe|score`: endgame tablebases (see `crate::tb`).
 
 use std::io::Write;
 
-use junglezero::entries::HouseGame;
-use junglezero::game::Encode;
-use junglezero::jungle::{JungleGame, Rules};
-use junglezero::nn::NetEvaluator;
-use junglezero::pipeline::RunGame;
-use junglezero::store::lines::CappedLines;
-use junglezero::store::{Outputs, caps};
-use junglezero::tb::generate::{Built, build_dir};
-use junglezero::tb::{Material, Tablebase};
+use crate::entries::HouseGame;
+use crate::game::Encode;
+use crate::jungle::{JungleGame, Rules};
+use crate::nn::NetEvaluator;
+use crate::pipeline::RunGame;
+use crate::store::lines::CappedLines;
+use crate::store::{Outputs, caps};
+use crate::tb::generate::{Built, build_dir};
+use crate::tb::{Material, Tablebase};
 
 use crate::cli::{ConfigArgs, TbCommand};
 use crate::cmd::progress::bar;
@@ -35,7 +35,7 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             if targets.is_empty() {
                 anyhow::bail!("say what to build: --pieces N and/or --material LIST");
             }
-            let all = junglezero::tb::generate::closure(&targets);
+            let all = crate::tb::generate::closure(&targets);
             let pb = bar(all.len() as u64, "tables");
             let show = |b: &Built| {
                 pb.inc(1);
@@ -60,12 +60,12 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
                 let answer = match line {
                     Ok(l) if l.trim().is_empty() => continue,
                     Err(e) => format!("error: {e}"),
-                    Ok(l) => match junglezero::jungle::parse_fen(l.trim()) {
+                    Ok(l) => match crate::jungle::parse_fen(l.trim()) {
                         Err(e) => format!("error: {e}"),
                         Ok(pos) => match tables.probe(&pos) {
                             Ok(v) => v.to_string(),
                             // A damaged table is the folder's fault, not the line's.
-                            Err(junglezero::tb::ProbeError::Damaged(e)) => anyhow::bail!(e),
+                            Err(crate::tb::ProbeError::Damaged(e)) => anyhow::bail!(e),
                             Err(e) => format!("error: {e}"),
                         },
                     },
@@ -80,7 +80,7 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             let mut config = crate::cmd::load_config(&config)?;
             config.rules.jungle = JungleGame::rules_with(&config, rules.as_deref()).map_err(|e| anyhow::anyhow!("bad --rules: {e}"))?;
             // Opened here first, so a folder without tables (or built for other rules) is an error.
-            let tables = junglezero::tb::shared(&tb, &config.rules.jungle)?;
+            let tables = crate::tb::shared(&tb, &config.rules.jungle)?;
             tables.report_damage_myself();
             config.tablebase.dir = tb.display().to_string();
             let sample = <JungleGame as RunGame>::yardstick(&config);
@@ -93,7 +93,7 @@ pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
             let mut out = std::io::stdout().lock();
             for path in &models {
                 let net = NetEvaluator::load(path, &config.hardware, <JungleGame as Encode>::SHAPE)?;
-                let (accuracy, error) = junglezero::nn::measure::yardstick::measure(&net, &sample);
+                let (accuracy, error) = crate::nn::measure::yardstick::measure(&net, &sample);
                 writeln!(out, "{}: value accuracy {accuracy:.3}, mean |value error| {error:.3} on {} tablebase positions", path.display(), sample.len())?;
             }
             Ok(())
