@@ -66,7 +66,10 @@ fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PlotError>
     let mut encoder = png::Encoder::new(&mut bytes, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.write_header().and_then(|mut w| w.write_image_data(rgb)).map_err(err)?;
+    let mut writer = encoder.write_header().map_err(err)?;
+    writer.write_image_data(rgb).map_err(err)?;
+    // finish() writes the closing chunk and says if that failed (a drop would not).
+    writer.finish().map_err(err)?;
     Ok(bytes)
 }
 

@@ -124,6 +124,7 @@ fn the_reports_pngs_are_the_drawn_size_and_no_environment_arms_a_fault_point() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for (figure, width, height) in [("elo", 1500, 480), ("losses", 1200, 760), ("reasons", 900, 420)] {
         let bytes = std::fs::read(run.join("report").join(format!("{figure}.png"))).unwrap();
+        assert!(bytes.ends_with(b"IEND\xaeB`\x82"), "{figure}.png does not end with its IEND chunk");
         let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
         let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
         let info = reader.next_frame(&mut pixels).unwrap();
