@@ -96,6 +96,15 @@ pub fn selfplay<G: RunGame>(seconds: f64, config: &Config) -> anyhow::Result<()>
 
 /// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
 /// net, on the configured device.
+/// What runs the tower in `bench train`: the fused step's instruction set, or burn.
+fn tower_name(config: &Config) -> String {
+    use crate::nn::infer::cpu::kernels::KernelSet;
+    match (config.train.tower, KernelSet::choose(config.hardware.cpu_kernels)) {
+        (crate::train::TowerKernels::Fused, Ok(k)) => format!("fused {}", k.name().split(' ').next().unwrap_or("?")),
+        _ => "burn".into(),
+    }
+}
+
 pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
     use crate::train::bench::{seconds_per_step, synthetic_batch};
     let device = parse_device(&config.hardware.device)?.autodiff();
@@ -107,12 +116,13 @@ pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
     }
     let batch = synthetic_batch::<G>(&<G as RunGame>::rules(config), b);
     for (label, model) in shapes {
-        let per_step = seconds_per_step(&model, G::SHAPE, &config.train, &device, &batch, steps);
+        let per_step = seconds_per_step(&model, G::SHAPE, &config.train, config.hardware.cpu_kernels, &device, &batch, steps)?;
         writeln!(
             out,
-            "train {label} net {} batch {b} device {} optimizer {:?}: {:.0} samples/s ({per_step:.3} s/step)",
+            "train {label} net {} batch {b} device {} tower {} optimizer {:?}: {:.0} samples/s ({per_step:.3} s/step)",
             model.describe(),
             config.hardware.describe(),
+            tower_name(config),
             config.train.optimizer,
             b as f64 / per_step
         )?;

@@ -61,6 +61,7 @@ impl<G: RunGame> Pipeline<G> {
                 (trainer, meta)
             }
         };
+        let trainer = trainer.with_kernels(config.hardware.cpu_kernels).map_err(PipelineError::Unfit)?;
         if let Some(old) = &previous
             && Config::from_toml(old).ok().as_ref() != Some(&config)
         {

@@ -8,6 +8,7 @@ use super::TrainConfig;
 use super::batch::Batch;
 use super::trainer::{Trainer, optimizer};
 use crate::game::Turn;
+use crate::nn::infer::cpu::kernels::CpuKernels;
 use crate::nn::model::ModelConfig;
 use crate::trainable::Trainable;
 
@@ -58,14 +59,25 @@ pub fn synthetic_batch<G: Trainable>(rules: &G::Rules, size: usize) -> Batch {
 }
 
 /// Seconds per optimiser step of a fresh `model` network on `device` (an autodiff device)
-/// over `batch`, timed over `steps` steps after two warm-up steps.
-pub fn seconds_per_step(model: &ModelConfig, shape: crate::game::Shape, config: &TrainConfig, device: &Device, batch: &Batch, steps: u32) -> f64 {
-    let mut trainer = Trainer::new(model.init_seeded(shape, device, 1), optimizer(config), device.clone(), model, config, 0);
+/// over `batch`, timed over `steps` steps after two warm-up steps, with the tower's fused step
+/// (if `config` asks for it) in the instruction set `kernels` names.
+pub fn seconds_per_step(
+    model: &ModelConfig,
+    shape: crate::game::Shape,
+    config: &TrainConfig,
+    kernels: CpuKernels,
+    device: &Device,
+    batch: &Batch,
+    steps: u32,
+) -> anyhow::Result<f64> {
+    let mut trainer = Trainer::new(model.init_seeded(shape, device, 1), optimizer(config), device.clone(), model, config, 0)
+        .with_kernels(kernels)
+        .map_err(anyhow::Error::msg)?;
     trainer.step(batch);
     trainer.step(batch);
     let start = Instant::now();
     for _ in 0..steps.max(1) {
         trainer.step(batch);
     }
-    start.elapsed().as_secs_f64() / steps.max(1) as f64
+    Ok(start.elapsed().as_secs_f64() / steps.max(1) as f64)
 }

@@ -13,6 +13,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::ConfigError;
 
+/// What runs the residual tower in a training step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TowerKernels {
+    /// The project's own kernels on the CPU backend (`nn::tower`), in the instruction set
+    /// `hardware.cpu_kernels` names; burn's own operations on other devices.
+    #[default]
+    Fused,
+    /// burn's own operations everywhere.
+    Burn,
+}
+
 /// Which optimiser updates the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -50,6 +62,8 @@ crate::settings! {
         pub window_scale: f64 = 0.4 => "...with this scale (KataGo's sublinear window)", range(0.0, 10.0);
         /// `sgd` (Nesterov momentum) or `adamw`.
         pub optimizer: OptimizerKind = OptimizerKind::Sgd => "\"sgd\" (Nesterov momentum) or \"adamw\"";
+        /// What runs the residual tower in a training step.
+        pub tower: TowerKernels = TowerKernels::Fused => "the training step's residual tower: \"fused\" (the project's CPU kernels, in the instruction set hardware.cpu_kernels names) or \"burn\" (burn's own operations)";
         /// Learning rate after warm-up.
         pub lr: f64 = 0.02 => "learning rate after warm-up", range(1e-8, 10.0);
         /// SGD momentum.

@@ -13,7 +13,8 @@ use burn::prelude::*;
 use burn::tensor::activation::{log_softmax, softmax};
 
 use super::batch::Batch;
-use super::{OptimizerKind, TrainConfig};
+use super::{OptimizerKind, TowerKernels, TrainConfig};
+use crate::nn::infer::cpu::kernels::{CpuKernels, KernelSet};
 use crate::nn::model::{ModelConfig, Net};
 
 /// Figures from one optimiser step.
@@ -57,12 +58,29 @@ pub struct Trainer {
     /// Multiplies the scheduled learning rate (the time-based final phase of a timed run; see
     /// [`Trainer::set_elapsed`]).
     lr_factor: f64,
+    /// The instruction set of the tower's fused training step (`train.tower = "fused"`).
+    tower: Option<KernelSet>,
 }
 
 impl Trainer {
     /// `net` must live on `device`, an autodiff device.
     pub fn new(net: Net, optim: ModuleOptimizer, device: Device, model: &ModelConfig, config: &TrainConfig, step: u64) -> Trainer {
-        Trainer { net: Some(net), optim, device, model: model.clone(), config: config.clone(), step, lr_factor: 1.0 }
+        let tower = (config.tower == TowerKernels::Fused).then(KernelSet::detect);
+        Trainer { net: Some(net), optim, device, model: model.clone(), config: config.clone(), step, lr_factor: 1.0, tower }
+    }
+
+    /// Runs the fused tower in the instruction set `kernels` names (`hardware.cpu_kernels`), or
+    /// says why this CPU cannot. No change under `train.tower = "burn"`.
+    pub fn with_kernels(mut self, kernels: CpuKernels) -> Result<Trainer, String> {
+        if self.tower.is_some() {
+            self.tower = Some(KernelSet::choose(kernels)?);
+        }
+        Ok(self)
+    }
+
+    /// The instruction set of the fused tower, if the tower is fused.
+    pub fn tower_kernels(&self) -> Option<KernelSet> {
+        self.tower
     }
 
     /// The training settings.
@@ -113,7 +131,7 @@ impl Trainer {
         let pt = Tensor::<2>::from_data(TensorData::new(batch.policy.iter().copied().collect::<Vec<f32>>(), [n, actions]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(batch.wdl.iter().copied().collect::<Vec<f32>>(), [n, 3]), d);
         let net = self.net.take().expect("the trainer always holds its network between steps");
-        let out = net.forward(x);
+        let out = net.forward_with(x, self.tower);
         let (p, v) = (out.policy, out.wdl);
         let log_p = log_softmax(p, 1);
         let policy_loss = (log_p.clone() * pt).sum_dim(1).mean().neg();

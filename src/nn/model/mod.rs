@@ -40,6 +40,7 @@ pub mod average;
 
 use crate::check::ConfigError;
 use crate::game::Shape;
+use crate::nn::infer::cpu::kernels::KernelSet;
 
 /// The moves-left head predicts plies to the end divided by this (lc0's scale).
 pub const MOVES_LEFT_UNIT: f32 = 20.0;
@@ -203,11 +204,30 @@ pub struct ResBlock {
 }
 
 impl ResBlock {
-    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+    fn forward(&self, x: Tensor<4>, tower: Option<KernelSet>) -> Tensor<4> {
+        if let Some(y) = fused_step(&x, &self.conv1, &self.bn1, None, tower)
+            && let Some(out) = fused_step(&y, &self.conv2, &self.bn2, Some(x.clone()), tower)
+        {
+            return out;
+        }
         let y = relu(self.bn1.forward(self.conv1.forward(x.clone())));
         let y = self.bn2.forward(self.conv2.forward(y));
         relu(y + x)
     }
+}
+
+/// `relu(bn(conv(x)) + residual)` through the fused training step (`nn::tower`) when `tower`
+/// names its kernels and the step applies (the CPU backend under autodiff, a batch norm in
+/// training); `None` otherwise, for burn's own operations.
+#[cfg(feature = "flex")]
+fn fused_step(x: &Tensor<4>, conv: &Conv2d, bn: &BatchNorm, residual: Option<Tensor<4>>, tower: Option<KernelSet>) -> Option<Tensor<4>> {
+    let kernels = tower?;
+    (conv.bias.is_none() && crate::nn::tower::applies(x, bn)).then(|| crate::nn::tower::conv_bn_relu(x.clone(), conv, bn, residual, kernels))
+}
+
+#[cfg(not(feature = "flex"))]
+fn fused_step(_: &Tensor<4>, _: &Conv2d, _: &BatchNorm, _: Option<Tensor<4>>, _: Option<KernelSet>) -> Option<Tensor<4>> {
+    None
 }
 
 #[derive(Module, Debug)]
@@ -352,11 +372,20 @@ impl Net {
 
     /// `x: [batch, planes, rows, cols]` → policy logits, WDL logits and (with the head) moves left.
     pub fn forward(&self, x: Tensor<4>) -> Outputs {
+        self.forward_with(x, None)
+    }
+
+    /// [`Net::forward`], with the tower's training step on the project's CPU kernels of set
+    /// `tower` where it applies (see `nn::tower`); burn's own operations elsewhere.
+    pub fn forward_with(&self, x: Tensor<4>, tower: Option<KernelSet>) -> Outputs {
         let [b, _, _, _] = x.dims();
         let actions = self.shape.actions();
-        let mut x = relu(self.stem_bn.forward(self.stem_conv.forward(x)));
+        let mut x = match fused_step(&x, &self.stem_conv, &self.stem_bn, None, tower) {
+            Some(y) => y,
+            None => relu(self.stem_bn.forward(self.stem_conv.forward(x))),
+        };
         for block in &self.blocks {
-            x = block.forward(x);
+            x = block.forward(x, tower);
         }
         let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
         let opponent_policy = self.opponent_out.as_ref().map(|c| c.forward(p.clone()).reshape([b, actions]));

@@ -125,7 +125,7 @@ impl KernelSet {
 /// # Safety
 /// `p` must point to `S::F32_LANES` readable floats.
 #[inline(always)]
-pub(super) unsafe fn load<S: Simd>(p: *const f32) -> S::f32s {
+pub(crate) unsafe fn load<S: Simd>(p: *const f32) -> S::f32s {
     unsafe { std::ptr::read_unaligned(p as *const S::f32s) }
 }
 
@@ -134,7 +134,7 @@ pub(super) unsafe fn load<S: Simd>(p: *const f32) -> S::f32s {
 /// # Safety
 /// `p` must point to `S::F32_LANES` writable floats.
 #[inline(always)]
-pub(super) unsafe fn store<S: Simd>(p: *mut f32, v: S::f32s) {
+pub(crate) unsafe fn store<S: Simd>(p: *mut f32, v: S::f32s) {
     unsafe { std::ptr::write_unaligned(p as *mut S::f32s, v) }
 }
 
