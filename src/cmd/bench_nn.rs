@@ -116,7 +116,7 @@ pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
     }
     let batch = synthetic_batch::<G>(&<G as RunGame>::rules(config), b);
     for (label, model) in shapes {
-        let per_step = seconds_per_step(&model, G::SHAPE, &config.train, config.hardware.cpu_kernels, &device, &batch, steps)?;
+        let (per_step, t) = seconds_per_step(&model, G::SHAPE, &config.train, config.hardware.cpu_kernels, &device, &batch, steps)?;
         writeln!(
             out,
             "train {label} net {} batch {b} device {} tower {} optimizer {:?}: {:.0} samples/s ({per_step:.3} s/step)",
@@ -125,6 +125,15 @@ pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
             tower_name(config),
             config.train.optimizer,
             b as f64 / per_step
+        )?;
+        let ms = |s: f64| s * 1e3;
+        writeln!(
+            out,
+            "  per step: inputs {:.1} ms, forward and losses {:.1} ms, backward {:.1} ms, optimiser {:.1} ms",
+            ms(t.inputs),
+            ms(t.forward),
+            ms(t.backward),
+            ms(t.optimizer)
         )?;
     }
     Ok(())

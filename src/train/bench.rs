@@ -6,7 +6,7 @@ use burn::prelude::Device;
 
 use super::TrainConfig;
 use super::batch::Batch;
-use super::trainer::{Trainer, optimizer};
+use super::trainer::{StepTiming, Trainer, optimizer};
 use crate::game::Turn;
 use crate::nn::infer::cpu::kernels::CpuKernels;
 use crate::nn::model::ModelConfig;
@@ -69,15 +69,22 @@ pub fn seconds_per_step(
     device: &Device,
     batch: &Batch,
     steps: u32,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<(f64, StepTiming)> {
     let mut trainer = Trainer::new(model.init_seeded(shape, device, 1), optimizer(config), device.clone(), model, config, 0)
         .with_kernels(kernels)
         .map_err(anyhow::Error::msg)?;
     trainer.step(batch);
     trainer.step(batch);
     let start = Instant::now();
+    let mut sum = StepTiming::default();
     for _ in 0..steps.max(1) {
-        trainer.step(batch);
+        let t = trainer.step(batch).timing;
+        sum.inputs += t.inputs;
+        sum.forward += t.forward;
+        sum.backward += t.backward;
+        sum.optimizer += t.optimizer;
     }
-    Ok(start.elapsed().as_secs_f64() / steps.max(1) as f64)
+    let k = steps.max(1) as f64;
+    let mean = StepTiming { inputs: sum.inputs / k, forward: sum.forward / k, backward: sum.backward / k, optimizer: sum.optimizer / k };
+    Ok((start.elapsed().as_secs_f64() / k, mean))
 }

@@ -33,6 +33,22 @@ pub struct StepStats {
     /// Fraction of positions whose most likely predicted result is the actual one.
     pub value_accuracy: f32,
     pub lr: f64,
+    /// Where the step's time went.
+    pub timing: StepTiming,
+}
+
+/// Seconds of one step by part (burn's CPU backend computes eagerly, so each part's operations
+/// have run when it ends).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StepTiming {
+    /// The batch copied into tensors.
+    pub inputs: f64,
+    /// The network's forward pass, the losses and the figures read back.
+    pub forward: f64,
+    /// The backward pass.
+    pub backward: f64,
+    /// The optimiser's update.
+    pub optimizer: f64,
 }
 
 /// A fresh optimiser for `config`.
@@ -123,6 +139,7 @@ impl Trainer {
 
     /// One optimiser step on `batch`.
     pub fn step(&mut self, batch: &Batch) -> StepStats {
+        let started = std::time::Instant::now();
         let n = batch.len();
         let d = &self.device;
         let shape = self.net().shape();
@@ -131,6 +148,7 @@ impl Trainer {
         let pt = Tensor::<2>::from_data(TensorData::new(batch.policy.iter().copied().collect::<Vec<f32>>(), [n, actions]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(batch.wdl.iter().copied().collect::<Vec<f32>>(), [n, 3]), d);
         let net = self.net.take().expect("the trainer always holds its network between steps");
+        let inputs_done = std::time::Instant::now();
         let out = net.forward_with(x, self.tower);
         let (p, v) = (out.policy, out.wdl);
         let log_p = log_softmax(p, 1);
@@ -166,6 +184,7 @@ impl Trainer {
             opponent_policy_loss: opponent_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
             short_value_loss: short_loss.as_ref().map_or(0.0, |l| l.clone().into_scalar::<f32>()),
             lr: self.lr(),
+            timing: StepTiming::default(),
         };
         let mut loss = policy_loss + value_loss * self.config.value_loss_weight;
         if let Some(l) = moves_left_loss {
@@ -177,9 +196,17 @@ impl Trainer {
         if let Some(l) = short_loss {
             loss = loss + l * self.config.short_value_loss_weight;
         }
+        let forward_done = std::time::Instant::now();
         let grads = GradientsParams::from_grads(loss.backward(), &net);
+        let backward_done = std::time::Instant::now();
         self.net = Some(self.optim.step(stats.lr, net, grads));
         self.step += 1;
-        stats
+        let timing = StepTiming {
+            inputs: (inputs_done - started).as_secs_f64(),
+            forward: (forward_done - inputs_done).as_secs_f64(),
+            backward: (backward_done - forward_done).as_secs_f64(),
+            optimizer: backward_done.elapsed().as_secs_f64(),
+        };
+        StepStats { timing, ..stats }
     }
 }

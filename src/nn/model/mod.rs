@@ -216,7 +216,8 @@ impl ResBlock {
     }
 }
 
-/// `relu(bn(conv(x)) + residual)` through the fused training step (`nn::tower`) when `tower`
+/// `relu(bn(conv(x)) + residual)` (a 3 × 3 or 1 × 1 convolution without bias) through the
+/// fused training step (`nn::tower`) when `tower`
 /// names its kernels and the step applies (the CPU backend under autodiff, a batch norm in
 /// training); `None` otherwise, for burn's own operations.
 #[cfg(feature = "flex")]
@@ -239,8 +240,11 @@ pub struct MovesLeftHead {
 }
 
 impl MovesLeftHead {
-    fn forward(&self, x: Tensor<4>) -> Tensor<2> {
-        let m = relu(self.bn.forward(self.conv.forward(x)));
+    fn forward(&self, x: Tensor<4>, tower: Option<KernelSet>) -> Tensor<2> {
+        let m = match fused_step(&x, &self.conv, &self.bn, None, tower) {
+            Some(m) => m,
+            None => relu(self.bn.forward(self.conv.forward(x))),
+        };
         let m = relu(self.fc1.forward(m.flatten::<2>(1, 3)));
         relu(self.fc2.forward(m))
     }
@@ -387,11 +391,15 @@ impl Net {
         for block in &self.blocks {
             x = block.forward(x, tower);
         }
-        let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
+        let p = fused_step(&x, &self.policy_conv, &self.policy_bn, None, tower)
+            .unwrap_or_else(|| relu(self.policy_bn.forward(self.policy_conv.forward(x.clone()))));
         let opponent_policy = self.opponent_out.as_ref().map(|c| c.forward(p.clone()).reshape([b, actions]));
         let p = self.policy_out.forward(p).reshape([b, actions]); // [b, planes, rows, cols] -> [b, actions]
-        let moves_left = self.moves_left.as_ref().map(|h| h.forward(x.clone()));
-        let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
+        let moves_left = self.moves_left.as_ref().map(|h| h.forward(x.clone(), tower));
+        let v = match fused_step(&x, &self.value_conv, &self.value_bn, None, tower) {
+            Some(v) => v,
+            None => relu(self.value_bn.forward(self.value_conv.forward(x))),
+        };
         let v = relu(self.value_fc1.forward(v.flatten::<2>(1, 3)));
         let short_value = self.short_value_out.as_ref().map(|l| l.forward(v.clone()).tanh());
         Outputs { policy: p, wdl: self.value_fc2.forward(v), moves_left, opponent_policy, short_value }

@@ -1,4 +1,4 @@
-//! 3 × 3 convolutions for training, channels last, as matrix products over the nine taps with
+//! 3 × 3 (and 1 × 1) convolutions for training, channels last, as matrix products over the nine taps with
 //! the im2col matrix never built: each output row gathers its nine neighbour rows (a zero row
 //! past the board's edge) straight into the register blocks of the product.
 //!
@@ -30,9 +30,13 @@ impl Geometry {
         self.n * self.rows * self.cols
     }
 
-    /// The row that tap `t` (`ky·3 + kx`) of output row `p` reads, if it is on the board.
+    /// The row that tap `t` of output row `p` reads, if it is on the board: tap `ky·3 + kx` of
+    /// a 3 × 3 kernel (`taps` 9), the square itself for a 1 × 1 kernel (`taps` 1).
     #[inline(always)]
-    fn neighbour(&self, p: usize, t: usize) -> Option<usize> {
+    fn neighbour(&self, p: usize, t: usize, taps: usize) -> Option<usize> {
+        if taps == 1 {
+            return Some(p);
+        }
         let sq = self.rows * self.cols;
         let s = p % sq;
         let (i, j) = ((s / self.cols) as isize + (t / 3) as isize - 1, (s % self.cols) as isize + (t % 3) as isize - 1);
@@ -55,20 +59,24 @@ pub fn fits(kernels: &KernelSet, widths: &[usize]) -> bool {
     widths.iter().all(|w| w.is_multiple_of(kernels.lanes()) && *w <= ZERO_ROW)
 }
 
-/// `out[p, cout] = Σ_t x[nbr(p, t), cin] · w[t][cin][cout]` over the nine taps, channels last.
-/// `cout` must be a whole number of `kernels`' vectors and `cin` at most 1024.
-pub fn conv3x3(kernels: &KernelSet, g: Geometry, x: &[f32], cin: usize, w: &[f32], cout: usize, out: &mut [f32]) {
+/// `out[p, cout] = Σ_t x[nbr(p, t), cin] · w[t][cin][cout]` over the `taps` taps (9 for a 3 × 3
+/// kernel, 1 for 1 × 1), channels last. `cout` must be a whole number of `kernels`' vectors and
+/// `cin` at most 1024.
+#[allow(clippy::too_many_arguments)]
+pub fn conv(kernels: &KernelSet, g: Geometry, taps: usize, x: &[f32], cin: usize, w: &[f32], cout: usize, out: &mut [f32]) {
     let rows = g.positions();
+    assert!(taps == 1 || taps == 9);
     assert!(cin <= ZERO_ROW && cout.is_multiple_of(kernels.lanes()));
-    assert!(x.len() >= rows * cin && w.len() >= 9 * cin * cout && out.len() >= rows * cout);
+    assert!(x.len() >= rows * cin && w.len() >= taps * cin * cout && out.len() >= rows * cout);
     out[..rows * cout].par_chunks_mut(ROWS_PER_TASK * cout).enumerate().for_each(|(task, chunk)| {
         let first = task * ROWS_PER_TASK;
-        kernels.run(Forward { g, x, cin, w, cout, first, out: chunk });
+        kernels.run(Forward { g, taps, x, cin, w, cout, first, out: chunk });
     });
 }
 
 struct Forward<'a> {
     g: Geometry,
+    taps: usize,
     x: &'a [f32],
     cin: usize,
     w: &'a [f32],
@@ -115,9 +123,9 @@ impl Forward<'_> {
         let vectors = cout / l;
         // Each tap's source row for each output row: a row of x, or the zero row.
         let mut src = [[ZEROS.as_ptr(); R]; 9];
-        for (t, taps) in src.iter_mut().enumerate() {
+        for (t, taps) in src.iter_mut().take(self.taps).enumerate() {
             for (i, s) in taps.iter_mut().enumerate() {
-                if let Some(q) = self.g.neighbour(self.first + r + i, t) {
+                if let Some(q) = self.g.neighbour(self.first + r + i, t, self.taps) {
                     *s = self.x[q * cin..(q + 1) * cin].as_ptr();
                 }
             }
@@ -129,7 +137,7 @@ impl Forward<'_> {
         // `conv3x3` and the chunking).
         unsafe {
             while v + NV <= vectors {
-                let acc = taps::<S, R, NV>(simd, &src, cin, self.w.as_ptr().add(v * l), cout);
+                let acc = taps::<S, R, NV>(simd, &src[..self.taps], cin, self.w.as_ptr().add(v * l), cout);
                 for (i, row) in acc.iter().enumerate() {
                     for (k, a) in row.iter().enumerate() {
                         store::<S>(out.add((r + i) * cout + (v + k) * l), *a);
@@ -138,7 +146,7 @@ impl Forward<'_> {
                 v += NV;
             }
             while v < vectors {
-                let acc = taps::<S, R, 1>(simd, &src, cin, self.w.as_ptr().add(v * l), cout);
+                let acc = taps::<S, R, 1>(simd, &src[..self.taps], cin, self.w.as_ptr().add(v * l), cout);
                 for (i, row) in acc.iter().enumerate() {
                     store::<S>(out.add((r + i) * cout + v * l), row[0]);
                 }
@@ -151,9 +159,10 @@ impl Forward<'_> {
 /// `Σ_t src[t][i] · w[t][·][NV vectors]` for `R` rows, in registers.
 ///
 /// # Safety
-/// Each `src[t][i]` points to `cin` floats; `w` to `9 · cin` rows `ldw` apart of `NV` vectors.
+/// Each `src[t][i]` points to `cin` floats; `w` to `src.len() · cin` rows `ldw` apart of `NV`
+/// vectors.
 #[inline(always)]
-unsafe fn taps<S: Simd, const R: usize, const NV: usize>(simd: S, src: &[[*const f32; R]; 9], cin: usize, w: *const f32, ldw: usize) -> [[S::f32s; NV]; R] {
+unsafe fn taps<S: Simd, const R: usize, const NV: usize>(simd: S, src: &[[*const f32; R]], cin: usize, w: *const f32, ldw: usize) -> [[S::f32s; NV]; R] {
     let l = S::F32_LANES;
     let zero = simd.splat_f32s(0.0);
     let mut acc = [[zero; NV]; R];
@@ -177,9 +186,9 @@ unsafe fn taps<S: Simd, const R: usize, const NV: usize>(simd: S, src: &[[*const
     acc
 }
 
-/// `dw[t][cin][cout] = Σ_p x[nbr(p, t), cin]ᵀ · dz[p, cout]`, channels last; `cout` must be a
-/// whole number of `kernels`' vectors.
-pub fn conv3x3_weight_grad(kernels: &KernelSet, g: Geometry, x: &[f32], cin: usize, dz: &[f32], cout: usize) -> Vec<f32> {
+/// `dw[t][cin][cout] = Σ_p x[nbr(p, t), cin]ᵀ · dz[p, cout]` over the `taps` taps, channels
+/// last; `cout` must be a whole number of `kernels`' vectors.
+pub fn conv_weight_grad(kernels: &KernelSet, g: Geometry, taps: usize, x: &[f32], cin: usize, dz: &[f32], cout: usize) -> Vec<f32> {
     let rows = g.positions();
     assert!(cout.is_multiple_of(kernels.lanes()));
     assert!(x.len() >= rows * cin && dz.len() >= rows * cout);
@@ -188,19 +197,19 @@ pub fn conv3x3_weight_grad(kernels: &KernelSet, g: Geometry, x: &[f32], cin: usi
     let partials: Vec<Vec<f32>> = (0..threads)
         .into_par_iter()
         .map(|t| {
-            let mut dw = vec![0.0f32; 9 * cin * cout];
+            let mut dw = vec![0.0f32; taps * cin * cout];
             let (start, end) = (t * share, ((t + 1) * share).min(rows));
             let mut p = start;
             while p < end {
                 let stop = (p + GRAD_CHUNK).min(end);
-                kernels.run(WeightGrad { g, x, cin, dz, cout, rows: p..stop, dw: &mut dw });
+                kernels.run(WeightGrad { g, taps, x, cin, dz, cout, rows: p..stop, dw: &mut dw });
                 p = stop;
             }
             dw
         })
         .collect();
     let mut it = partials.into_iter();
-    let mut dw = it.next().unwrap_or_else(|| vec![0.0; 9 * cin * cout]);
+    let mut dw = it.next().unwrap_or_else(|| vec![0.0; taps * cin * cout]);
     for part in it {
         for (a, b) in dw.iter_mut().zip(part) {
             *a += b;
@@ -211,6 +220,7 @@ pub fn conv3x3_weight_grad(kernels: &KernelSet, g: Geometry, x: &[f32], cin: usi
 
 struct WeightGrad<'a> {
     g: Geometry,
+    taps: usize,
     x: &'a [f32],
     cin: usize,
     dz: &'a [f32],
@@ -240,11 +250,24 @@ impl WeightGrad<'_> {
     fn blocks<S: Simd, const R: usize, const NV: usize>(self, simd: S) {
         let (cin, cout, l) = (self.cin, self.cout, S::F32_LANES);
         let vectors = cout / l;
-        // (output row, source row) pairs of each tap within the chunk.
-        let mut pairs: Vec<(usize, usize)> = Vec::with_capacity(self.rows.len());
-        for t in 0..9 {
-            pairs.clear();
-            pairs.extend(self.rows.clone().filter_map(|p| self.g.neighbour(p, t).map(|q| (p, q))));
+        // (output row, source row) pairs of each tap within the chunk, one division a row.
+        let mut pairs: [Vec<(usize, usize)>; 9] = Default::default();
+        let sq = self.g.rows * self.g.cols;
+        for p in self.rows.clone() {
+            let s = p % sq;
+            let (i, j) = (s / self.g.cols, s % self.g.cols);
+            if self.taps == 1 {
+                pairs[0].push((p, p));
+                continue;
+            }
+            for (t, list) in pairs.iter_mut().enumerate() {
+                let (y, x) = ((i + t / 3).wrapping_sub(1), (j + t % 3).wrapping_sub(1));
+                if y < self.g.rows && x < self.g.cols {
+                    list.push((p, p - s + y * self.g.cols + x));
+                }
+            }
+        }
+        for (t, pairs) in pairs.iter().take(self.taps).enumerate() {
             let dw = &mut self.dw[t * cin * cout..(t + 1) * cin * cout];
             let mut c = 0;
             while c < cin {
@@ -256,10 +279,10 @@ impl WeightGrad<'_> {
                     // bounds; `pairs` holds rows of x and dz.
                     unsafe {
                         match (r == R, nv == NV) {
-                            (true, true) => grad_block::<S, R, NV>(simd, &pairs, self.x, cin, c, self.dz, cout, v * l, dw),
-                            (true, false) => grad_block::<S, R, 1>(simd, &pairs, self.x, cin, c, self.dz, cout, v * l, dw),
-                            (false, true) => grad_block::<S, 1, NV>(simd, &pairs, self.x, cin, c, self.dz, cout, v * l, dw),
-                            (false, false) => grad_block::<S, 1, 1>(simd, &pairs, self.x, cin, c, self.dz, cout, v * l, dw),
+                            (true, true) => grad_block::<S, R, NV>(simd, pairs, self.x, cin, c, self.dz, cout, v * l, dw),
+                            (true, false) => grad_block::<S, R, 1>(simd, pairs, self.x, cin, c, self.dz, cout, v * l, dw),
+                            (false, true) => grad_block::<S, 1, NV>(simd, pairs, self.x, cin, c, self.dz, cout, v * l, dw),
+                            (false, false) => grad_block::<S, 1, 1>(simd, pairs, self.x, cin, c, self.dz, cout, v * l, dw),
                         }
                     }
                     v += if nv == NV { NV } else { 1 };
@@ -315,40 +338,40 @@ unsafe fn grad_block<S: Simd, const R: usize, const NV: usize>(
     }
 }
 
-/// `[cout][cin][3][3]` (burn's layout) to `[t][cin][cout]`.
-pub fn taps_from_oihw(w: &[f32], cin: usize, cout: usize) -> Vec<f32> {
-    let mut out = vec![0.0; 9 * cin * cout];
+/// `[cout][cin][k][k]` (burn's layout, `taps` = k²) to `[t][cin][cout]`.
+pub fn taps_from_oihw(w: &[f32], taps: usize, cin: usize, cout: usize) -> Vec<f32> {
+    let mut out = vec![0.0; taps * cin * cout];
     for o in 0..cout {
         for i in 0..cin {
-            for t in 0..9 {
-                out[(t * cin + i) * cout + o] = w[(o * cin + i) * 9 + t];
+            for t in 0..taps {
+                out[(t * cin + i) * cout + o] = w[(o * cin + i) * taps + t];
             }
         }
     }
     out
 }
 
-/// `[cout][cin][3][3]` to the input gradient's kernel: flipped, channels swapped,
-/// `[t][cout][cin]` with tap `t` holding the weights of tap `8 − t`.
-pub fn flipped_taps_from_oihw(w: &[f32], cin: usize, cout: usize) -> Vec<f32> {
-    let mut out = vec![0.0; 9 * cin * cout];
+/// `[cout][cin][k][k]` to the input gradient's kernel: flipped, channels swapped,
+/// `[t][cout][cin]` with tap `t` holding the weights of tap `taps − 1 − t`.
+pub fn flipped_taps_from_oihw(w: &[f32], taps: usize, cin: usize, cout: usize) -> Vec<f32> {
+    let mut out = vec![0.0; taps * cin * cout];
     for o in 0..cout {
         for i in 0..cin {
-            for t in 0..9 {
-                out[((8 - t) * cout + o) * cin + i] = w[(o * cin + i) * 9 + t];
+            for t in 0..taps {
+                out[((taps - 1 - t) * cout + o) * cin + i] = w[(o * cin + i) * taps + t];
             }
         }
     }
     out
 }
 
-/// `[t][cin][cout]` back to `[cout][cin][3][3]`.
-pub fn oihw_from_taps(taps: &[f32], cin: usize, cout: usize) -> Vec<f32> {
-    let mut out = vec![0.0; 9 * cin * cout];
+/// `[t][cin][cout]` back to `[cout][cin][k][k]`.
+pub fn oihw_from_taps(w: &[f32], taps: usize, cin: usize, cout: usize) -> Vec<f32> {
+    let mut out = vec![0.0; taps * cin * cout];
     for o in 0..cout {
         for i in 0..cin {
-            for t in 0..9 {
-                out[(o * cin + i) * 9 + t] = taps[(t * cin + i) * cout + o];
+            for t in 0..taps {
+                out[(o * cin + i) * taps + t] = w[(t * cin + i) * cout + o];
             }
         }
     }

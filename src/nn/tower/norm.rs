@@ -1,15 +1,15 @@
-//! Training-mode batch norm with the residual add and ReLU, forward and backward, and the
-//! layout changes between burn's channels-first tensors and the products' channels-last rows.
+//! Training-mode batch norm with the residual add and ReLU, forward and backward, on
+//! channels-last rows, and the layout changes from and to burn's channels-first order.
 //!
-//! The statistics of a batch are gathered in one pass (sums and sums of squares in double
-//! precision, per thread, then added); the normalisation, the residual and ReLU are one pass that
-//! also writes the channels-first output. Backward is one pass for the ReLU mask and the two
-//! per-channel sums, and one for the input gradient.
+//! The statistics of a batch are gathered in one pass (sums and sums of squares over short runs
+//! of rows in single precision, added in double precision); the normalisation, the residual and
+//! ReLU are one pass. Backward is one pass for the ReLU mask and the two per-channel sums, and
+//! one for the input gradient.
 
 use rayon::prelude::*;
 
-/// Positions a task takes in the per-position passes.
-const POSITIONS_PER_TASK: usize = 8;
+/// Rows (squares of positions) a task takes in the elementwise passes.
+const ROWS_PER_TASK: usize = 512;
 
 /// `[n][c][sq]` to `[n][sq][c]`.
 pub fn to_channels_last(src: &[f32], n: usize, c: usize, sq: usize) -> Vec<f32> {
@@ -18,19 +18,6 @@ pub fn to_channels_last(src: &[f32], n: usize, c: usize, sq: usize) -> Vec<f32> 
         for ch in 0..c {
             for q in 0..sq {
                 o[q * c + ch] = s[ch * sq + q];
-            }
-        }
-    });
-    out
-}
-
-/// `[n][sq][c]` to `[n][c][sq]`.
-pub fn to_channels_first(src: &[f32], n: usize, c: usize, sq: usize) -> Vec<f32> {
-    let mut out = vec![0.0f32; n * c * sq];
-    out.par_chunks_mut(c * sq).zip(src.par_chunks(c * sq)).for_each(|(o, s)| {
-        for q in 0..sq {
-            for ch in 0..c {
-                o[ch * sq + q] = s[q * c + ch];
             }
         }
     });
@@ -81,30 +68,25 @@ fn flush(s: &mut [f64], s2: &mut [f64], fs: &mut [f32], fs2: &mut [f32]) {
     }
 }
 
-/// `out[b][ch][q] = max(0, z[b][q][ch]·scale[ch] + shift[ch] + residual[b][ch][q])`: the
-/// normalised channels-last rows written channels first, with the residual (channels first)
-/// added.
-pub fn normalize_add_relu(z: &[f32], c: usize, sq: usize, scale: &[f32], shift: &[f32], residual: Option<&[f32]>, out: &mut [f32]) {
-    let per = c * sq;
-    out.par_chunks_mut(per * POSITIONS_PER_TASK).enumerate().for_each(|(task, o)| {
-        let base = task * per * POSITIONS_PER_TASK;
-        for (b, ob) in o.chunks_mut(per).enumerate() {
-            let at = base + b * per;
-            let zb = &z[at..at + per];
-            for ch in 0..c {
-                let (s, t) = (scale[ch], shift[ch]);
-                let orow = &mut ob[ch * sq..(ch + 1) * sq];
-                match residual {
-                    Some(r) => {
-                        let rrow = &r[at + ch * sq..at + (ch + 1) * sq];
-                        for q in 0..sq {
-                            orow[q] = (zb[q * c + ch] * s + t + rrow[q]).max(0.0);
-                        }
+/// `out[p][ch] = max(0, z[p][ch]·scale[ch] + shift[ch] + residual[p][ch])`, rows channels last.
+pub fn normalize_add_relu(z: &[f32], c: usize, scale: &[f32], shift: &[f32], residual: Option<&[f32]>, out: &mut [f32]) {
+    let rows = ROWS_PER_TASK * c;
+    out.par_chunks_mut(rows).enumerate().for_each(|(task, o)| {
+        let at = task * rows;
+        let zc = &z[at..at + o.len()];
+        match residual {
+            Some(r) => {
+                let rc = &r[at..at + o.len()];
+                for ((or, zr), rr) in o.chunks_exact_mut(c).zip(zc.chunks_exact(c)).zip(rc.chunks_exact(c)) {
+                    for ch in 0..c {
+                        or[ch] = (zr[ch] * scale[ch] + shift[ch] + rr[ch]).max(0.0);
                     }
-                    None => {
-                        for q in 0..sq {
-                            orow[q] = (zb[q * c + ch] * s + t).max(0.0);
-                        }
+                }
+            }
+            None => {
+                for (or, zr) in o.chunks_exact_mut(c).zip(zc.chunks_exact(c)) {
+                    for ch in 0..c {
+                        or[ch] = (zr[ch] * scale[ch] + shift[ch]).max(0.0);
                     }
                 }
             }
@@ -112,71 +94,62 @@ pub fn normalize_add_relu(z: &[f32], c: usize, sq: usize, scale: &[f32], shift: 
     });
 }
 
-/// What the backward pass of batch norm, the residual and ReLU gives.
+/// What the backward pass of batch norm, the residual and ReLU gives, channels last.
 pub struct NormGrads {
-    /// The gradient after ReLU, channels first: the residual's gradient.
+    /// The gradient after ReLU: the residual's gradient.
     pub masked: Vec<f32>,
-    /// The gradient of the convolution's output, channels last.
+    /// The gradient of the convolution's output.
     pub dz: Vec<f32>,
     pub dgamma: Vec<f32>,
     pub dbeta: Vec<f32>,
 }
 
-/// Backward through `out = relu(bn(z) + residual)`: `grad` and `out` channels first, `z`
-/// channels last, `mean` and `inv_std` the forward pass's batch statistics.
-#[allow(clippy::too_many_arguments)]
-pub fn backward(grad: &[f32], out: &[f32], z: &[f32], c: usize, sq: usize, mean: &[f32], inv_std: &[f32], gamma: &[f32]) -> NormGrads {
-    let per = c * sq;
-    let n = grad.len() / per;
+/// Backward through `out = relu(bn(z) + residual)`, every array channels last; `mean` and
+/// `inv_std` are the forward pass's batch statistics.
+pub fn backward(grad: &[f32], out: &[f32], z: &[f32], c: usize, mean: &[f32], inv_std: &[f32], gamma: &[f32]) -> NormGrads {
+    let rows = ROWS_PER_TASK * c;
     let mut masked = vec![0.0f32; grad.len()];
-    let mut gz = vec![0.0f32; grad.len()];
-    // The mask, the channels-last copy and, per task, the sums Σ g and Σ g·x̂.
-    let (dbeta, dgx) = masked
-        .par_chunks_mut(per * POSITIONS_PER_TASK)
-        .zip(gz.par_chunks_mut(per * POSITIONS_PER_TASK))
+    // The mask and, per task, the sums Σ g and Σ g·(z − mean).
+    let (dbeta, dgz) = masked
+        .par_chunks_mut(rows)
         .enumerate()
-        .map(|(task, (m, gl))| {
-            let base = task * per * POSITIONS_PER_TASK;
-            let (mut s, mut sx) = (vec![0.0f64; c], vec![0.0f64; c]);
-            for b in 0..m.len() / per {
-                let at = base + b * per;
+        .map(|(task, m)| {
+            let at = task * rows;
+            let (g, o, zc) = (&grad[at..at + m.len()], &out[at..at + m.len()], &z[at..at + m.len()]);
+            let (mut s, mut sz) = (vec![0.0f32; c], vec![0.0f32; c]);
+            for (((mr, gr), or), zr) in m.chunks_exact_mut(c).zip(g.chunks_exact(c)).zip(o.chunks_exact(c)).zip(zc.chunks_exact(c)) {
                 for ch in 0..c {
-                    let (mu, is) = (mean[ch], inv_std[ch]);
-                    let (mut a, mut ax) = (0.0f32, 0.0f32);
-                    for q in 0..sq {
-                        let i = ch * sq + q;
-                        let g = if out[at + i] > 0.0 { grad[at + i] } else { 0.0 };
-                        m[b * per + i] = g;
-                        gl[b * per + q * c + ch] = g;
-                        a += g;
-                        ax += g * (z[at + q * c + ch] - mu) * is;
-                    }
-                    s[ch] += a as f64;
-                    sx[ch] += ax as f64;
+                    let v = if or[ch] > 0.0 { gr[ch] } else { 0.0 };
+                    mr[ch] = v;
+                    s[ch] += v;
+                    sz[ch] += v * (zr[ch] - mean[ch]);
                 }
             }
-            (s, sx)
+            (s.iter().map(|&x| x as f64).collect::<Vec<f64>>(), sz.iter().map(|&x| x as f64).collect::<Vec<f64>>())
         })
         .reduce(
             || (vec![0.0; c], vec![0.0; c]),
-            |(mut a, mut ax), (b, bx)| {
+            |(mut a, mut az), (b, bz)| {
                 a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                ax.iter_mut().zip(&bx).for_each(|(x, y)| *x += y);
-                (a, ax)
+                az.iter_mut().zip(&bz).for_each(|(x, y)| *x += y);
+                (a, az)
             },
         );
-    let rows = (n * sq).max(1) as f64;
-    // dz = γ·σ⁻¹·(g − Σg/N − x̂·Σ(g·x̂)/N).
+    let n = (grad.len() / c).max(1) as f64;
+    let dgx: Vec<f64> = dgz.iter().zip(inv_std).map(|(s, is)| s * *is as f64).collect();
+    // dz = γ·σ⁻¹·(g − Σg/N − x̂·Σ(g·x̂)/N), with x̂ = (z − mean)·σ⁻¹.
     let k: Vec<f32> = (0..c).map(|ch| gamma[ch] * inv_std[ch]).collect();
-    let mb: Vec<f32> = dbeta.iter().map(|s| (s / rows) as f32).collect();
-    let mx: Vec<f32> = dgx.iter().map(|s| (s / rows) as f32).collect();
-    gz.par_chunks_mut(c * 256).zip(z.par_chunks(c * 256)).for_each(|(g, zc)| {
-        for (gr, zr) in g.chunks_exact_mut(c).zip(zc.chunks_exact(c)) {
+    let mb: Vec<f32> = dbeta.iter().map(|s| (s / n) as f32).collect();
+    let mx: Vec<f32> = (0..c).map(|ch| (dgx[ch] / n) as f32 * inv_std[ch]).collect();
+    let mut dz = vec![0.0f32; grad.len()];
+    dz.par_chunks_mut(rows).enumerate().for_each(|(task, d)| {
+        let at = task * rows;
+        let (m, zc) = (&masked[at..at + d.len()], &z[at..at + d.len()]);
+        for ((dr, mr), zr) in d.chunks_exact_mut(c).zip(m.chunks_exact(c)).zip(zc.chunks_exact(c)) {
             for ch in 0..c {
-                let xhat = (zr[ch] - mean[ch]) * inv_std[ch];
-                gr[ch] = k[ch] * (gr[ch] - mb[ch] - xhat * mx[ch]);
+                dr[ch] = k[ch] * (mr[ch] - mb[ch] - (zr[ch] - mean[ch]) * mx[ch]);
             }
         }
     });
-    NormGrads { masked, dz: gz, dgamma: dgx.iter().map(|&s| s as f32).collect(), dbeta: dbeta.iter().map(|&s| s as f32).collect() }
+    NormGrads { masked, dz, dgamma: dgx.iter().map(|&s| s as f32).collect(), dbeta: dbeta.iter().map(|&s| s as f32).collect() }
 }

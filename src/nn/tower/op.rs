@@ -15,6 +15,7 @@ use burn::backend::{Autodiff, AutodiffBackend, Backend, ExtensionType, Flex, bac
 use burn::tensor::{Shape, TensorData};
 
 use super::conv::Geometry;
+use super::norm::to_channels_last;
 use super::step::{self, Saved};
 use crate::nn::infer::cpu::kernels::KernelSet;
 
@@ -49,6 +50,28 @@ pub trait TowerBackend: Backend {
     ) -> StepOutput<Self>;
 }
 
+/// A `[n, c, rows, cols]` tensor's floats as channels-last rows: its own storage when it is
+/// laid out so (this operation's outputs and gradients are), a copy otherwise.
+fn channels_last(t: &FlexTensor) -> std::borrow::Cow<'_, [f32]> {
+    let s = t.shape();
+    let (n, c, h, w) = (s[0], s[1], s[2], s[3]);
+    let layout = t.layout();
+    let wanted = [(h * w * c) as isize, 1, (w * c) as isize, c as isize];
+    if t.dtype() == burn::tensor::DType::F32 && layout.strides() == wanted {
+        let start = layout.start_offset();
+        let storage: &[f32] = t.storage();
+        if let Some(rows) = storage.get(start..start + n * h * w * c) {
+            return std::borrow::Cow::Borrowed(rows);
+        }
+    }
+    std::borrow::Cow::Owned(to_channels_last(&floats(t), n, c, h * w))
+}
+
+/// Channels-last rows as a `[n, c, rows, cols]` tensor (strided, no copy).
+fn from_channels_last(rows: Vec<f32>, n: usize, c: usize, h: usize, w: usize) -> FlexTensor {
+    tensor(rows, [n, h, w, c]).permute(&[0, 3, 1, 2])
+}
+
 /// A tensor's floats in their logical order.
 fn floats(t: &FlexTensor) -> std::borrow::Cow<'_, [f32]> {
     match t.as_slice::<f32>() {
@@ -67,16 +90,28 @@ fn run(x: &FlexTensor, w: &FlexTensor, gamma: &FlexTensor, beta: &FlexTensor, re
     let ws = w.shape();
     let (n, cin, rows, cols) = (xs[0], xs[1], xs[2], xs[3]);
     let cout = ws[0];
-    assert_eq!((ws[1], ws[2], ws[3]), (cin, 3, 3), "a 3x3 convolution's weights");
+    assert!(ws[1] == cin && ws[2] == ws[3] && (ws[2] == 1 || ws[2] == 3), "a 1x1 or 3x3 convolution's weights");
     let g = Geometry { n, rows, cols };
-    let r = residual.map(floats);
-    let f = step::forward(options.kernels, g, &floats(x), cin, &floats(w), cout, &floats(gamma), &floats(beta), r.as_deref(), options.epsilon);
+    let r = residual.map(channels_last);
+    let f = step::forward(
+        options.kernels,
+        g,
+        ws[2] * ws[3],
+        &channels_last(x),
+        cin,
+        &floats(w),
+        cout,
+        &floats(gamma),
+        &floats(beta),
+        r.as_deref(),
+        options.epsilon,
+    );
     (f, Shape::new([n, cout, rows, cols]))
 }
 
 fn outputs(f: step::Forward, shape: Shape) -> (FlexTensor, FlexTensor, FlexTensor, Saved) {
     let c = f.mean.len();
-    (tensor(f.out, shape), tensor(f.mean, [c]), tensor(f.var, [c]), f.saved)
+    (from_channels_last(f.out, shape[0], c, shape[2], shape[3]), tensor(f.mean, [c]), tensor(f.var, [c]), f.saved)
 }
 
 impl TowerBackend for Flex {
@@ -109,10 +144,11 @@ fn register_all(s: &Saved, params: [Option<NodeId>; 4], residual: Option<NodeId>
     let [nx, nw, ng, nb] = params;
     let (n, rows, cols) = (s.g.n, s.g.rows, s.g.cols);
     if let (Some(id), Some(dx)) = (nx, d.x) {
-        grads.register::<Flex>(id, tensor(dx, [n, s.cin, rows, cols]));
+        grads.register::<Flex>(id, from_channels_last(dx, n, s.cin, rows, cols));
     }
     if let Some(id) = nw {
-        grads.register::<Flex>(id, tensor(d.w, [s.cout, s.cin, 3, 3]));
+        let k = if s.taps == 9 { 3 } else { 1 };
+        grads.register::<Flex>(id, tensor(d.w, [s.cout, s.cin, k, k]));
     }
     if let Some(id) = ng {
         grads.register::<Flex>(id, tensor(d.gamma, [s.cout]));
@@ -121,7 +157,7 @@ fn register_all(s: &Saved, params: [Option<NodeId>; 4], residual: Option<NodeId>
         grads.register::<Flex>(id, tensor(d.beta, [s.cout]));
     }
     if let Some(id) = residual {
-        grads.register::<Flex>(id, tensor(d.residual, [n, s.cout, rows, cols]));
+        grads.register::<Flex>(id, from_channels_last(d.residual, n, s.cout, rows, cols));
     }
 }
 
@@ -132,7 +168,7 @@ impl Backward<Flex, 4> for ConvBnRelu {
         let grad = grads.consume::<Flex>(&ops.node);
         let s = &ops.state.0;
         let [nx, nw, ng, nb] = ops.parents.map(|p| p.map(|n| n.id));
-        let d = step::backward(s, &floats(&grad), nx.is_some());
+        let d = step::backward(s, &channels_last(&grad), nx.is_some());
         register_all(s, [nx, nw, ng, nb], None, d, grads);
     }
 }
@@ -144,7 +180,7 @@ impl Backward<Flex, 5> for ConvBnAddRelu {
         let grad = grads.consume::<Flex>(&ops.node);
         let s = &ops.state.0;
         let [nx, nw, ng, nb, nr] = ops.parents.map(|p| p.map(|n| n.id));
-        let d = step::backward(s, &floats(&grad), nx.is_some());
+        let d = step::backward(s, &channels_last(&grad), nx.is_some());
         register_all(s, [nx, nw, ng, nb], nr, d, grads);
     }
 }

@@ -9,7 +9,7 @@ use burn::tensor::activation::log_softmax;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::conv::{Geometry, conv3x3, conv3x3_weight_grad, flipped_taps_from_oihw, taps_from_oihw};
+use super::conv::{Geometry, conv, conv_weight_grad, flipped_taps_from_oihw, taps_from_oihw};
 use crate::game::Shape;
 use crate::nn::infer::cpu::kernels::{CpuKernels, KernelSet};
 use crate::nn::model::{ModelConfig, Net};
@@ -81,14 +81,14 @@ fn the_products_agree_with_direct_sums_on_every_instruction_set() {
         }
         for k in sets() {
             let mut got = vec![0.0f32; g.positions() * cout];
-            conv3x3(&k, g, &x, cin, &taps_from_oihw(&w, cin, cout), cout, &mut got);
+            conv(&k, g, 9, &x, cin, &taps_from_oihw(&w, 9, cin, cout), cout, &mut got);
             assert!(relative(&got, &want) < 1e-5, "{} forward {cin}->{cout}: {}", k.name(), relative(&got, &want));
-            let dw = conv3x3_weight_grad(&k, g, &x, cin, &dz, cout);
+            let dw = conv_weight_grad(&k, g, 9, &x, cin, &dz, cout);
             assert!(relative(&dw, &want_dw) < 1e-5, "{} weight gradient {cin}->{cout}: {}", k.name(), relative(&dw, &want_dw));
             // The input gradient is the transposed product: <conv(x), dz> = <x, conv_flipped(dz)>.
             if super::conv::fits(&k, &[cin]) {
                 let mut dx = vec![0.0f32; g.positions() * cin];
-                conv3x3(&k, g, &dz, cout, &flipped_taps_from_oihw(&w, cin, cout), cin, &mut dx);
+                conv(&k, g, 9, &dz, cout, &flipped_taps_from_oihw(&w, 9, cin, cout), cin, &mut dx);
                 let lhs: f64 = want.iter().zip(&dz).map(|(a, b)| (*a as f64) * (*b as f64)).sum();
                 let rhs: f64 = x.iter().zip(&dx).map(|(a, b)| (*a as f64) * (*b as f64)).sum();
                 assert!((lhs - rhs).abs() <= 1e-4 * lhs.abs().max(1.0), "{} input gradient {cin}->{cout}: {lhs} vs {rhs}", k.name());
@@ -131,7 +131,10 @@ fn loss_gradients(net: &Net, tower: Option<KernelSet>, n: usize, seed: u64) -> (
     let (pt, vt) = (targets(shape.actions(), &mut rng), targets(3, &mut rng));
     let out = net.forward_with(x, tower);
     let logits = out.policy.clone().into_data().iter::<f32>().collect();
-    let loss = (log_softmax(out.policy, 1) * pt).sum_dim(1).mean().neg() - (log_softmax(out.wdl, 1) * vt).sum_dim(1).mean();
+    let mut loss = (log_softmax(out.policy, 1) * pt).sum_dim(1).mean().neg() - (log_softmax(out.wdl, 1) * vt).sum_dim(1).mean();
+    for head in [out.moves_left, out.opponent_policy, out.short_value].into_iter().flatten() {
+        loss = loss + head.mean();
+    }
     (gradients(net, &GradientsParams::from_grads(loss.backward(), net)), logits)
 }
 
@@ -149,7 +152,8 @@ fn gradients_agree(model: &ModelConfig, n: usize, tolerance: f32) {
         let mut compared = 0;
         for ((i, g), (_, w)) in got.iter().zip(&want) {
             // Running statistics have no gradient on either path.
-            if g.is_empty() && w.is_empty() {
+            if w.is_empty() {
+                assert!(g.is_empty(), "{} parameter {i}: a gradient on the fused path alone", model.describe());
                 continue;
             }
             compared += 1;
@@ -157,9 +161,9 @@ fn gradients_agree(model: &ModelConfig, n: usize, tolerance: f32) {
             let r = relative(g, w);
             assert!(r <= tolerance, "{} on {}: parameter {i}'s gradient differs by {r:e}", model.describe(), k.name());
         }
-        // Convolution weights, batch-norm scales and shifts, the heads' weights and biases.
-        let trainable = 3 + model.blocks * 6 + 5 + 7;
-        assert_eq!(compared, trainable, "{}: every trainable parameter has a gradient", model.describe());
+        // Every parameter but the batch norms' two running statistics has a gradient.
+        let norms = 1 + 2 * model.blocks + 2 + usize::from(model.moves_left);
+        assert_eq!(compared, got.len() - 2 * norms, "{}: every trainable parameter has a gradient", model.describe());
         // The running statistics are updated as burn's layer updates them.
         let probe = Tensor::<4>::ones([2, BOARD.planes, BOARD.rows, BOARD.cols], &Device::flex());
         let a = burn_net.valid().forward(probe.clone()).policy.into_data().iter::<f32>().collect::<Vec<f32>>();
@@ -171,6 +175,21 @@ fn gradients_agree(model: &ModelConfig, n: usize, tolerance: f32) {
 #[test]
 fn the_default_networks_gradients_match_burns() {
     gradients_agree(&ModelConfig::default(), 16, 1e-4);
+}
+
+#[test]
+fn a_network_with_every_head_has_burns_gradients() {
+    let model = ModelConfig {
+        blocks: 2,
+        channels: 24,
+        policy_channels: 8,
+        value_channels: 3,
+        value_hidden: 16,
+        moves_left: true,
+        opponent_policy: true,
+        short_value: true,
+    };
+    gradients_agree(&model, 8, 1e-4);
 }
 
 #[test]
