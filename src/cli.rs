@@ -393,6 +393,10 @@ pub enum BenchCommand {
         /// Timed optimiser steps per net (after two warm-up steps).
         #[arg(long, default_value_t = 10)]
         steps: u32,
+        /// Instead of timing, train the configured net this many steps from one seed with the
+        /// fused tower and with burn's, and print how far apart the two loss curves run.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        agree: Option<u32>,
         #[command(flatten)]
         config: ConfigArgs,
     },

@@ -31,9 +31,12 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             let c = super::load_config(&config)?;
             crate::with_game!(c.game, G => super::bench_nn::selfplay::<G>(seconds, &c))
         }
-        BenchCommand::Train { steps, config } => {
+        BenchCommand::Train { steps, agree, config } => {
             let c = super::load_config(&config)?;
-            crate::with_game!(c.game, G => super::bench_nn::train::<G>(steps, &c))
+            match agree {
+                Some(steps) => crate::with_game!(c.game, G => super::bench_nn::train_agree::<G>(steps, &c)),
+                None => crate::with_game!(c.game, G => super::bench_nn::train::<G>(steps, &c)),
+            }
         }
         BenchCommand::Agree { positions, batch, model, half_reference, config } => {
             let c = super::load_config(&config)?;

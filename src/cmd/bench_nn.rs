@@ -96,6 +96,47 @@ pub fn selfplay<G: RunGame>(seconds: f64, config: &Config) -> anyhow::Result<()>
 
 /// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
 /// net, on the configured device.
+/// `bench train --agree N`: the configured net trained `steps` steps from one seed with the
+/// fused tower and with burn's, on the same batches; prints the largest relative difference
+/// of the two loss curves.
+pub fn train_agree<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
+    use crate::train::bench::loss_curve;
+    use crate::train::TowerKernels;
+    let device = parse_device(&config.hardware.device)?.autodiff();
+    let b = config.train.batch_size;
+    let batches: Vec<_> = (1..=4).map(|k| crate::train::bench::synthetic_batch::<G>(&<G as RunGame>::rules(config), b + k)).collect();
+    let curve = |tower| {
+        let train = crate::train::TrainConfig { tower, ..config.train.clone() };
+        loss_curve(&config.model, G::SHAPE, &train, config.hardware.cpu_kernels, &device, &batches, steps)
+    };
+    let fused = curve(TowerKernels::Fused)?;
+    let burn = curve(TowerKernels::Burn)?;
+    // burn against itself: its CPU sums are not bit-for-bit repeatable (the threads split them
+    // as they come free), so single steps drift apart; this is the yardstick.
+    let burn_again = curve(TowerKernels::Burn)?;
+    let mut out = std::io::stdout().lock();
+    let label = format!("agree net {} batch {b} tower {}: {steps} steps from seed 1", config.model.describe(), tower_name(config));
+    writeln!(out, "{label}, loss {:.4} -> {:.4} (fused), {:.4} -> {:.4} (burn)", fused[0], fused[fused.len() - 1], burn[0], burn[burn.len() - 1])?;
+    for (name, a, b) in [("fused against burn", &fused, &burn), ("burn against burn", &burn_again, &burn)] {
+        let (step, at) = largest_gap(a, b, 1);
+        let (window, wat) = largest_gap(a, b, 10);
+        writeln!(out, "  {name}: largest relative difference {:.3}% (step {at}), of 10-step means {:.3}% (steps {}-{})", step * 100.0, window * 100.0, wat, wat + 9)?;
+    }
+    Ok(())
+}
+
+/// The largest relative difference of two loss curves' means over windows of `w` steps, and the
+/// first step of that window (from 1).
+fn largest_gap(a: &[f32], b: &[f32], w: usize) -> (f32, usize) {
+    let windows = a.len().min(b.len()).saturating_sub(w - 1);
+    (0..windows)
+        .map(|i| {
+            let (x, y) = (a[i..i + w].iter().sum::<f32>(), b[i..i + w].iter().sum::<f32>());
+            ((x - y).abs() / y.abs().max(1e-6), i + 1)
+        })
+        .fold((0.0, 1), |m, x| if x.0 > m.0 { x } else { m })
+}
+
 /// What runs the tower in `bench train`: the fused step's instruction set, or burn.
 fn tower_name(config: &Config) -> String {
     use crate::nn::infer::cpu::kernels::KernelSet;
