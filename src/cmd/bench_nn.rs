@@ -100,16 +100,23 @@ pub fn selfplay<G: RunGame>(seconds: f64, config: &Config) -> anyhow::Result<()>
 /// fused tower and with burn's, on the same batches; prints the largest relative difference
 /// of the two loss curves.
 pub fn train_agree<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
-    use crate::train::bench::loss_curve;
     use crate::train::TowerKernels;
+    use crate::train::bench::loss_curve;
     let device = parse_device(&config.hardware.device)?.autodiff();
     let b = config.train.batch_size;
     let batches: Vec<_> = (1..=4).map(|k| crate::train::bench::synthetic_batch::<G>(&<G as RunGame>::rules(config), b + k)).collect();
-    let curve = |tower| {
+    let curve_on = |tower, kernels| {
         let train = crate::train::TrainConfig { tower, ..config.train.clone() };
-        loss_curve(&config.model, G::SHAPE, &train, config.hardware.cpu_kernels, &device, &batches, steps)
+        loss_curve(&config.model, G::SHAPE, &train, kernels, &device, &batches, steps)
     };
+    let curve = |tower| curve_on(tower, config.hardware.cpu_kernels);
     let fused = curve(TowerKernels::Fused)?;
+    // The fused step on a second instruction set: the same arithmetic rounded otherwise.
+    let other = match crate::nn::infer::cpu::kernels::KernelSet::choose(config.hardware.cpu_kernels).map(|k| k.lanes()) {
+        Ok(16) => crate::nn::infer::cpu::kernels::CpuKernels::Avx2,
+        _ => crate::nn::infer::cpu::kernels::CpuKernels::Portable,
+    };
+    let fused_other = curve_on(TowerKernels::Fused, other)?;
     let burn = curve(TowerKernels::Burn)?;
     // burn against itself: its CPU sums are not bit-for-bit repeatable (the threads split them
     // as they come free), so single steps drift apart; this is the yardstick.
@@ -117,10 +124,18 @@ pub fn train_agree<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()
     let mut out = std::io::stdout().lock();
     let label = format!("agree net {} batch {b} tower {}: {steps} steps from seed 1", config.model.describe(), tower_name(config));
     writeln!(out, "{label}, loss {:.4} -> {:.4} (fused), {:.4} -> {:.4} (burn)", fused[0], fused[fused.len() - 1], burn[0], burn[burn.len() - 1])?;
-    for (name, a, b) in [("fused against burn", &fused, &burn), ("burn against burn", &burn_again, &burn)] {
+    let other_name = format!("fused on {other:?} against fused");
+    for (name, a, b) in [("fused against burn", &fused, &burn), ("burn against burn", &burn_again, &burn), (other_name.as_str(), &fused_other, &fused)] {
         let (step, at) = largest_gap(a, b, 1);
         let (window, wat) = largest_gap(a, b, 10);
-        writeln!(out, "  {name}: largest relative difference {:.3}% (step {at}), of 10-step means {:.3}% (steps {}-{})", step * 100.0, window * 100.0, wat, wat + 9)?;
+        writeln!(
+            out,
+            "  {name}: largest relative difference {:.3}% (step {at}), of 10-step means {:.3}% (steps {}-{})",
+            step * 100.0,
+            window * 100.0,
+            wat,
+            wat + 9
+        )?;
     }
     Ok(())
 }

@@ -91,8 +91,18 @@ pub fn seconds_per_step(
 
 /// The loss (policy plus weighted value) of each of `steps` optimiser steps of a fresh `model`
 /// network seeded 1, cycling through `batches`.
-pub fn loss_curve(model: &ModelConfig, shape: crate::game::Shape, config: &TrainConfig, kernels: CpuKernels, device: &Device, batches: &[Batch], steps: u32) -> anyhow::Result<Vec<f32>> {
-    let mut trainer = Trainer::new(model.init_seeded(shape, device, 1), optimizer(config), device.clone(), model, config, 0).with_kernels(kernels).map_err(anyhow::Error::msg)?;
+pub fn loss_curve(
+    model: &ModelConfig,
+    shape: crate::game::Shape,
+    config: &TrainConfig,
+    kernels: CpuKernels,
+    device: &Device,
+    batches: &[Batch],
+    steps: u32,
+) -> anyhow::Result<Vec<f32>> {
+    let mut trainer = Trainer::new(model.init_seeded(shape, device, 1), optimizer(config), device.clone(), model, config, 0)
+        .with_kernels(kernels)
+        .map_err(anyhow::Error::msg)?;
     Ok((0..steps as usize)
         .map(|i| {
             let s = trainer.step(&batches[i % batches.len()]);
