@@ -128,9 +128,17 @@ impl TowerBackend for Flex {
     }
 }
 
-/// The saved forward pass, shared by the graph's clones of the step.
+/// The saved forward pass with its input, weights and output (shared storage, not copies),
+/// shared by the graph's clones of the step.
 #[derive(Clone, Debug)]
-struct State(std::sync::Arc<Saved>);
+struct State(std::sync::Arc<(Saved, FlexTensor, FlexTensor, FlexTensor)>);
+
+impl State {
+    fn backward(&self, grad: &FlexTensor, want_x: bool) -> step::Grads {
+        let (s, x, w, out) = &*self.0;
+        step::backward(s, &channels_last(x), &floats(w), &channels_last(out), &channels_last(grad), want_x)
+    }
+}
 
 #[derive(Debug)]
 struct ConvBnRelu;
@@ -166,10 +174,9 @@ impl Backward<Flex, 4> for ConvBnRelu {
 
     fn backward(self, ops: Ops<State, 4>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
         let grad = grads.consume::<Flex>(&ops.node);
-        let s = &ops.state.0;
         let [nx, nw, ng, nb] = ops.parents.map(|p| p.map(|n| n.id));
-        let d = step::backward(s, &channels_last(&grad), nx.is_some());
-        register_all(s, [nx, nw, ng, nb], None, d, grads);
+        let d = ops.state.backward(&grad, nx.is_some());
+        register_all(&ops.state.0.0, [nx, nw, ng, nb], None, d, grads);
     }
 }
 
@@ -178,10 +185,9 @@ impl Backward<Flex, 5> for ConvBnAddRelu {
 
     fn backward(self, ops: Ops<State, 5>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
         let grad = grads.consume::<Flex>(&ops.node);
-        let s = &ops.state.0;
         let [nx, nw, ng, nb, nr] = ops.parents.map(|p| p.map(|n| n.id));
-        let d = step::backward(s, &channels_last(&grad), nx.is_some());
-        register_all(s, [nx, nw, ng, nb], nr, d, grads);
+        let d = ops.state.backward(&grad, nx.is_some());
+        register_all(&ops.state.0.0, [nx, nw, ng, nb], nr, d, grads);
     }
 }
 
@@ -195,7 +201,7 @@ impl<C: CheckpointStrategy> TowerBackend for Autodiff<Flex, C> {
         let (f, shape) = run(x.primitive(), w.primitive(), gamma.primitive(), beta.primitive(), None, options);
         let (out, m, v, saved) = outputs(f, shape);
         let out = match ConvBnRelu.prepare::<C>([x.node(), w.node(), gamma.node(), beta.node()]).compute_bound().stateful() {
-            OpsKind::Tracked(prep) => prep.finish(State(std::sync::Arc::new(saved)), out),
+            OpsKind::Tracked(prep) => prep.finish(State(std::sync::Arc::new((saved, x.primitive().clone(), w.primitive().clone(), out.clone()))), out),
             OpsKind::UnTracked(prep) => prep.finish(out),
         };
         let (mean, var) = constants::<C>(m, v);
@@ -213,7 +219,7 @@ impl<C: CheckpointStrategy> TowerBackend for Autodiff<Flex, C> {
         let (f, shape) = run(x.primitive(), w.primitive(), gamma.primitive(), beta.primitive(), Some(residual.primitive()), options);
         let (out, m, v, saved) = outputs(f, shape);
         let out = match ConvBnAddRelu.prepare::<C>([x.node(), w.node(), gamma.node(), beta.node(), residual.node()]).compute_bound().stateful() {
-            OpsKind::Tracked(prep) => prep.finish(State(std::sync::Arc::new(saved)), out),
+            OpsKind::Tracked(prep) => prep.finish(State(std::sync::Arc::new((saved, x.primitive().clone(), w.primitive().clone(), out.clone()))), out),
             OpsKind::UnTracked(prep) => prep.finish(out),
         };
         let (mean, var) = constants::<C>(m, v);

@@ -15,17 +15,11 @@ pub struct Saved {
     pub taps: usize,
     pub cin: usize,
     pub cout: usize,
-    /// The input.
-    pub x: Vec<f32>,
-    /// The weights, burn's `[cout][cin][k][k]`.
-    pub w: Vec<f32>,
     /// The convolution's output before batch norm, channels last.
     pub z: Vec<f32>,
     pub mean: Vec<f32>,
     pub inv_std: Vec<f32>,
     pub gamma: Vec<f32>,
-    /// The output (its sign is ReLU's mask).
-    pub out: Vec<f32>,
 }
 
 /// What the forward pass gives: the output, the batch statistics (for the running statistics)
@@ -61,7 +55,7 @@ pub fn forward(
     let shift: Vec<f32> = (0..cout).map(|c| beta[c] - mean[c] * scale[c]).collect();
     let mut out = vec![0.0f32; g.positions() * cout];
     normalize_add_relu(&z, cout, &scale, &shift, residual, &mut out);
-    let saved = Saved { kernels, g, taps, cin, cout, x: x.to_vec(), w: w.to_vec(), z, mean: mean.clone(), inv_std, gamma: gamma.to_vec(), out: out.clone() };
+    let saved = Saved { kernels, g, taps, cin, cout, z, mean: mean.clone(), inv_std, gamma: gamma.to_vec() };
     Forward { out, mean, var, saved }
 }
 
@@ -77,13 +71,14 @@ pub struct Grads {
     pub residual: Vec<f32>,
 }
 
-/// The backward pass from the output's gradient `grad` (channels-last rows).
-pub fn backward(s: &Saved, grad: &[f32], want_x: bool) -> Grads {
-    let ng = norm::backward(grad, &s.out, &s.z, s.cout, &s.mean, &s.inv_std, &s.gamma);
-    let dw = oihw_from_taps(&conv_weight_grad(&s.kernels, s.g, s.taps, &s.x, s.cin, &ng.dz, s.cout), s.taps, s.cin, s.cout);
+/// The backward pass from the output's gradient `grad`, with the forward pass's input `x`,
+/// weights `w` (burn's layout) and output `out` (all channels-last rows but `w`).
+pub fn backward(s: &Saved, x: &[f32], w: &[f32], out: &[f32], grad: &[f32], want_x: bool) -> Grads {
+    let ng = norm::backward(grad, out, &s.z, s.cout, &s.mean, &s.inv_std, &s.gamma);
+    let dw = oihw_from_taps(&conv_weight_grad(&s.kernels, s.g, s.taps, x, s.cin, &ng.dz, s.cout), s.taps, s.cin, s.cout);
     let dx = want_x.then(|| {
         let mut dx = vec![0.0f32; s.g.positions() * s.cin];
-        conv(&s.kernels, s.g, s.taps, &ng.dz, s.cout, &flipped_taps_from_oihw(&s.w, s.taps, s.cin, s.cout), s.cin, &mut dx);
+        conv(&s.kernels, s.g, s.taps, &ng.dz, s.cout, &flipped_taps_from_oihw(w, s.taps, s.cin, s.cout), s.cin, &mut dx);
         dx
     });
     Grads { x: dx, w: dw, gamma: ng.dgamma, beta: ng.dbeta, residual: ng.masked }
