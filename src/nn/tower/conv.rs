@@ -251,7 +251,7 @@ impl WeightGrad<'_> {
         let (cin, cout, l) = (self.cin, self.cout, S::F32_LANES);
         let vectors = cout / l;
         // (output row, source row) pairs of each tap within the chunk, one division a row.
-        let mut pairs: [Vec<(usize, usize)>; 9] = Default::default();
+        let mut pairs: [Vec<(usize, usize)>; 9] = std::array::from_fn(|_| Vec::with_capacity(self.rows.len()));
         let sq = self.g.rows * self.g.cols;
         for p in self.rows.clone() {
             let s = p % sq;

@@ -60,11 +60,11 @@ pub fn batch_stats(z: &[f32], c: usize) -> (Vec<f32>, Vec<f32>) {
 }
 
 fn flush(s: &mut [f64], s2: &mut [f64], fs: &mut [f32], fs2: &mut [f32]) {
-    for i in 0..s.len() {
-        s[i] += fs[i] as f64;
-        s2[i] += fs2[i] as f64;
-        fs[i] = 0.0;
-        fs2[i] = 0.0;
+    for (((a, a2), f), f2) in s.iter_mut().zip(s2.iter_mut()).zip(fs.iter_mut()).zip(fs2.iter_mut()) {
+        *a += *f as f64;
+        *a2 += *f2 as f64;
+        *f = 0.0;
+        *f2 = 0.0;
     }
 }
 
@@ -74,19 +74,20 @@ pub fn normalize_add_relu(z: &[f32], c: usize, scale: &[f32], shift: &[f32], res
     out.par_chunks_mut(rows).enumerate().for_each(|(task, o)| {
         let at = task * rows;
         let zc = &z[at..at + o.len()];
+        let (scale, shift) = (&scale[..c], &shift[..c]);
         match residual {
             Some(r) => {
                 let rc = &r[at..at + o.len()];
                 for ((or, zr), rr) in o.chunks_exact_mut(c).zip(zc.chunks_exact(c)).zip(rc.chunks_exact(c)) {
-                    for ch in 0..c {
-                        or[ch] = (zr[ch] * scale[ch] + shift[ch] + rr[ch]).max(0.0);
+                    for ((((o, &z), &r), &s), &t) in or.iter_mut().zip(zr).zip(rr).zip(scale).zip(shift) {
+                        *o = (z * s + t + r).max(0.0);
                     }
                 }
             }
             None => {
                 for (or, zr) in o.chunks_exact_mut(c).zip(zc.chunks_exact(c)) {
-                    for ch in 0..c {
-                        or[ch] = (zr[ch] * scale[ch] + shift[ch]).max(0.0);
+                    for (((o, &z), &s), &t) in or.iter_mut().zip(zr).zip(scale).zip(shift) {
+                        *o = (z * s + t).max(0.0);
                     }
                 }
             }
@@ -118,11 +119,11 @@ pub fn backward(grad: &[f32], out: &[f32], z: &[f32], c: usize, mean: &[f32], in
             let (g, o, zc) = (&grad[at..at + m.len()], &out[at..at + m.len()], &z[at..at + m.len()]);
             let (mut s, mut sz) = (vec![0.0f32; c], vec![0.0f32; c]);
             for (((mr, gr), or), zr) in m.chunks_exact_mut(c).zip(g.chunks_exact(c)).zip(o.chunks_exact(c)).zip(zc.chunks_exact(c)) {
-                for ch in 0..c {
-                    let v = if or[ch] > 0.0 { gr[ch] } else { 0.0 };
-                    mr[ch] = v;
-                    s[ch] += v;
-                    sz[ch] += v * (zr[ch] - mean[ch]);
+                for (((((m, &g), &o), &z), &mu), (a, az)) in mr.iter_mut().zip(gr).zip(or).zip(zr).zip(&mean[..c]).zip(s.iter_mut().zip(sz.iter_mut())) {
+                    let v = if o > 0.0 { g } else { 0.0 };
+                    *m = v;
+                    *a += v;
+                    *az += v * (z - mu);
                 }
             }
             (s.iter().map(|&x| x as f64).collect::<Vec<f64>>(), sz.iter().map(|&x| x as f64).collect::<Vec<f64>>())
@@ -146,8 +147,8 @@ pub fn backward(grad: &[f32], out: &[f32], z: &[f32], c: usize, mean: &[f32], in
         let at = task * rows;
         let (m, zc) = (&masked[at..at + d.len()], &z[at..at + d.len()]);
         for ((dr, mr), zr) in d.chunks_exact_mut(c).zip(m.chunks_exact(c)).zip(zc.chunks_exact(c)) {
-            for ch in 0..c {
-                dr[ch] = k[ch] * (mr[ch] - mb[ch] - (zr[ch] - mean[ch]) * mx[ch]);
+            for (((((d, &m), &z), &mu), &k), (&b, &x)) in dr.iter_mut().zip(mr).zip(zr).zip(&mean[..c]).zip(&k[..c]).zip(mb.iter().zip(&mx)) {
+                *d = k * (m - b - (z - mu) * x);
             }
         }
     });
