@@ -2,9 +2,20 @@
 //! slices of channels-last rows: what [`super::op`] wraps as a burn operation with its own
 //! backward pass.
 
-use super::conv::{Geometry, conv, conv_weight_grad, flipped_taps_from_oihw, oihw_from_taps, taps_from_oihw};
+use super::conv::{Geometry, conv, conv_weight_grad, conv3x3_winograd, flipped_taps_from_oihw, oihw_from_taps, taps_from_oihw};
 use super::norm::{self, batch_stats, normalize_add_relu};
 use crate::nn::infer::cpu::kernels::KernelSet;
+use crate::nn::infer::cpu::winograd::WinogradTile;
+
+/// The Winograd tile of the 3 × 3 products that run by Winograd's transforms (the forward
+/// product and the input gradient), or `None` for the direct products. Measured with `bench
+/// train` (BENCHMARKS.md, "The fused training step"): with AVX-512 the direct products were as
+/// fast for 32 channels and faster for 128 (175 against 137-141 samples/s); with 8-lane
+/// vectors F(2 × 2) was faster for both (4x32: 3 031 against 2 565, 10x128: 129 against 113)
+/// and F(4 × 4) no better.
+fn winograd(kernels: &KernelSet, taps: usize) -> Option<WinogradTile> {
+    (taps == 9 && kernels.lanes() < 16).then_some(WinogradTile::F2)
+}
 
 /// What the backward pass needs from the forward pass.
 #[derive(Debug)]
@@ -48,7 +59,11 @@ pub fn forward(
     epsilon: f64,
 ) -> Forward {
     let mut z = vec![0.0f32; g.positions() * cout];
-    conv(&kernels, g, taps, x, cin, &taps_from_oihw(w, taps, cin, cout), cout, &mut z);
+    if let Some(tile) = winograd(&kernels, taps) {
+        conv3x3_winograd(&kernels, tile, g, x, cin, &taps_from_oihw(w, taps, cin, cout), cout, &mut z);
+    } else {
+        conv(&kernels, g, taps, x, cin, &taps_from_oihw(w, taps, cin, cout), cout, &mut z);
+    }
     let (mean, var) = batch_stats(&z, cout);
     let inv_std: Vec<f32> = var.iter().map(|v| (1.0 / (*v as f64 + epsilon).sqrt()) as f32).collect();
     let scale: Vec<f32> = gamma.iter().zip(&inv_std).map(|(g, s)| g * s).collect();
@@ -78,7 +93,11 @@ pub fn backward(s: &Saved, x: &[f32], w: &[f32], out: &[f32], grad: &[f32], want
     let dw = oihw_from_taps(&conv_weight_grad(&s.kernels, s.g, s.taps, x, s.cin, &ng.dz, s.cout), s.taps, s.cin, s.cout);
     let dx = want_x.then(|| {
         let mut dx = vec![0.0f32; s.g.positions() * s.cin];
-        conv(&s.kernels, s.g, s.taps, &ng.dz, s.cout, &flipped_taps_from_oihw(w, s.taps, s.cin, s.cout), s.cin, &mut dx);
+        if let Some(tile) = winograd(&s.kernels, s.taps) {
+            conv3x3_winograd(&s.kernels, tile, s.g, &ng.dz, s.cout, &flipped_taps_from_oihw(w, s.taps, s.cin, s.cout), s.cin, &mut dx);
+        } else {
+            conv(&s.kernels, s.g, s.taps, &ng.dz, s.cout, &flipped_taps_from_oihw(w, s.taps, s.cin, s.cout), s.cin, &mut dx);
+        }
         dx
     });
     Grads { x: dx, w: dw, gamma: ng.dgamma, beta: ng.dbeta, residual: ng.masked }

@@ -9,9 +9,10 @@ use burn::tensor::activation::log_softmax;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::conv::{Geometry, conv, conv_weight_grad, flipped_taps_from_oihw, taps_from_oihw};
+use super::conv::{Geometry, conv, conv_weight_grad, conv3x3_winograd, flipped_taps_from_oihw, taps_from_oihw};
 use crate::game::Shape;
 use crate::nn::infer::cpu::kernels::{CpuKernels, KernelSet};
+use crate::nn::infer::cpu::winograd::WinogradTile;
 use crate::nn::model::{ModelConfig, Net};
 
 /// Jungle's board and planes (the tests of this room name no game).
@@ -83,6 +84,11 @@ fn the_products_agree_with_direct_sums_on_every_instruction_set() {
             let mut got = vec![0.0f32; g.positions() * cout];
             conv(&k, g, 9, &x, cin, &taps_from_oihw(&w, 9, cin, cout), cout, &mut got);
             assert!(relative(&got, &want) < 1e-5, "{} forward {cin}->{cout}: {}", k.name(), relative(&got, &want));
+            for tile in [WinogradTile::F2, WinogradTile::F4] {
+                let mut got = vec![0.0f32; g.positions() * cout];
+                conv3x3_winograd(&k, tile, g, &x, cin, &taps_from_oihw(&w, 9, cin, cout), cout, &mut got);
+                assert!(relative(&got, &want) < 1e-5, "{} {tile:?} forward {cin}->{cout}: {}", k.name(), relative(&got, &want));
+            }
             let dw = conv_weight_grad(&k, g, 9, &x, cin, &dz, cout);
             assert!(relative(&dw, &want_dw) < 1e-5, "{} weight gradient {cin}->{cout}: {}", k.name(), relative(&dw, &want_dw));
             // The input gradient is the transposed product: <conv(x), dz> = <x, conv_flipped(dz)>.

@@ -116,7 +116,7 @@ const GROUP: usize = 12;
 
 /// A 3 × 3 convolution's weights in the Winograd domain, channels padded to whole vectors.
 #[derive(Clone, Debug)]
-pub(super) struct WinogradConv {
+pub(crate) struct WinogradConv {
     tile: WinogradTile,
     cin: usize,
     cout: usize,
@@ -130,7 +130,7 @@ pub(super) struct WinogradConv {
 
 /// What a forward pass's convolutions share: the instruction set, the board and the positions.
 #[derive(Clone, Copy)]
-pub(super) struct Pass<'a> {
+pub(crate) struct Pass<'a> {
     pub kernels: &'a KernelSet,
     pub shape: &'a Shape,
     pub n: usize,
@@ -138,14 +138,14 @@ pub(super) struct Pass<'a> {
 
 /// What follows a convolution's bias: a residual added, then ReLU or not.
 #[derive(Clone, Copy)]
-pub(super) struct Then<'r> {
+pub(crate) struct Then<'r> {
     pub residual: Option<&'r [f32]>,
     pub relu: bool,
 }
 
 /// Per-thread space for the transformed inputs and the products of one group.
 #[derive(Default)]
-pub(super) struct WinogradScratch {
+pub(crate) struct WinogradScratch {
     v: Vec<f32>,
     m: Vec<f32>,
 }
@@ -153,7 +153,7 @@ pub(super) struct WinogradScratch {
 impl WinogradConv {
     /// From a folded 3 × 3 convolution's weights `w[(ky, kx, cin), cout]` and biases, with
     /// channels padded to whole vectors of `lanes` floats.
-    pub(super) fn new(tile: WinogradTile, cin: usize, cout: usize, w: &[f32], b: &[f32], lanes: usize) -> WinogradConv {
+    pub(crate) fn new(tile: WinogradTile, cin: usize, cout: usize, w: &[f32], b: &[f32], lanes: usize) -> WinogradConv {
         match tile {
             WinogradTile::F2 => Self::build::<F2>(tile, cin, cout, w, b, lanes),
             WinogradTile::F4 => Self::build::<F4>(tile, cin, cout, w, b, lanes),
@@ -190,7 +190,7 @@ impl WinogradConv {
     /// `out[n·squares, cout] = conv(x[n·squares, cin]) + bias`, then `then` (residual, ReLU),
     /// channels last, computed with the pass's kernels (which must have the lane count the
     /// weights were padded for).
-    pub(super) fn apply(&self, pass: &Pass, x: &[f32], out: &mut [f32], scratch: &mut WinogradScratch, then: Then) {
+    pub(crate) fn apply(&self, pass: &Pass, x: &[f32], out: &mut [f32], scratch: &mut WinogradScratch, then: Then) {
         let (kernels, shape, n) = (pass.kernels, pass.shape, pass.n);
         let sq = shape.squares();
         assert!(x.len() >= n * sq * self.cin && out.len() >= n * sq * self.cout);
