@@ -72,8 +72,33 @@ pub fn conv(kernels: &KernelSet, g: Geometry, taps: usize, x: &[f32], cin: usize
     assert!(x.len() >= rows * cin && w.len() >= taps * cin * cout && out.len() >= rows * cout);
     out[..rows * cout].par_chunks_mut(ROWS_PER_TASK * cout).enumerate().for_each(|(task, chunk)| {
         let first = task * ROWS_PER_TASK;
-        kernels.run(Forward { g, taps, x, cin, w, cout, first, out: chunk });
+        kernels.run(Blocked(Forward { g, taps, x, cin, w, cout, first, out: chunk }));
     });
+}
+
+/// A kernel written for register blocks of `R` rows by `NV` vectors.
+trait RegisterBlocks {
+    fn blocks<S: Simd, const R: usize, const NV: usize>(self, simd: S);
+}
+
+/// Runs a [`RegisterBlocks`] kernel with the block that fits the set's registers (32 of 16
+/// lanes for AVX-512, 16 of 8 lanes for AVX2, scalar otherwise).
+struct Blocked<T>(T);
+
+impl<T: RegisterBlocks> WithSimd for Blocked<T> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let l = S::F32_LANES;
+        if l >= 16 {
+            self.0.blocks::<S, 8, 2>(simd);
+        } else if l >= 8 {
+            self.0.blocks::<S, 6, 2>(simd);
+        } else {
+            self.0.blocks::<S, 4, 4>(simd);
+        }
+    }
 }
 
 /// Positions a task takes in the Winograd products.
@@ -108,23 +133,7 @@ struct Forward<'a> {
     out: &'a mut [f32],
 }
 
-impl WithSimd for Forward<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
-        let l = S::F32_LANES;
-        if l >= 16 {
-            self.blocks::<S, 8, 2>(simd);
-        } else if l >= 8 {
-            self.blocks::<S, 6, 2>(simd);
-        } else {
-            self.blocks::<S, 4, 4>(simd);
-        }
-    }
-}
-
-impl Forward<'_> {
+impl RegisterBlocks for Forward<'_> {
     #[inline(always)]
     fn blocks<S: Simd, const R: usize, const NV: usize>(self, simd: S) {
         let rows = self.out.len() / self.cout;
@@ -138,7 +147,9 @@ impl Forward<'_> {
             r += 1;
         }
     }
+}
 
+impl Forward<'_> {
     /// Output rows `r .. r + R` of this task, every column.
     #[inline(always)]
     fn rows<S: Simd, const R: usize, const NV: usize>(&self, simd: S, r: usize) {
@@ -225,7 +236,7 @@ pub fn conv_weight_grad(kernels: &KernelSet, g: Geometry, taps: usize, x: &[f32]
             let mut p = start;
             while p < end {
                 let stop = (p + GRAD_CHUNK).min(end);
-                kernels.run(WeightGrad { g, taps, x, cin, dz, cout, rows: p..stop, dw: &mut dw });
+                kernels.run(Blocked(WeightGrad { g, taps, x, cin, dz, cout, rows: p..stop, dw: &mut dw }));
                 p = stop;
             }
             dw
@@ -252,23 +263,7 @@ struct WeightGrad<'a> {
     dw: &'a mut [f32],
 }
 
-impl WithSimd for WeightGrad<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
-        let l = S::F32_LANES;
-        if l >= 16 {
-            self.blocks::<S, 8, 2>(simd);
-        } else if l >= 8 {
-            self.blocks::<S, 6, 2>(simd);
-        } else {
-            self.blocks::<S, 4, 4>(simd);
-        }
-    }
-}
-
-impl WeightGrad<'_> {
+impl RegisterBlocks for WeightGrad<'_> {
     #[inline(always)]
     fn blocks<S: Simd, const R: usize, const NV: usize>(self, simd: S) {
         let (cin, cout, l) = (self.cin, self.cout, S::F32_LANES);
