@@ -187,8 +187,28 @@ impl RunDir {
     pub fn lock_trainer(&self) -> Result<TrainerLock, StoreError> {
         let path = self.root.join("train.lock");
         fs::create_dir_all(&self.root).map_err(|e| StoreError::new("cannot create directory", &self.root, e))?;
-        let file =
-            fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| StoreError::new("cannot open lock file", &path, e))?;
+        // A FIFO would block the open until a reader came, and a link would be written through:
+        // the name must be a regular file or nothing. The open neither waits nor follows a
+        // link, and the opened handle's own type is checked too.
+        if let Ok(meta) = fs::symlink_metadata(&path)
+            && !meta.is_file()
+        {
+            let what = super::file_kind(&meta);
+            return Err(StoreError::new("cannot use lock file", &path, std::io::Error::other(format!("not a regular file ({what})"))));
+        }
+        let mut options = fs::OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK | libc::O_NOFOLLOW);
+        let file = options.open(&path).map_err(|e| StoreError::new("cannot open lock file", &path, e))?;
+        match file.metadata() {
+            Ok(meta) if !meta.is_file() => {
+                let what = super::file_kind(&meta);
+                return Err(StoreError::new("cannot use lock file", &path, std::io::Error::other(format!("not a regular file ({what})"))));
+            }
+            Err(e) => return Err(StoreError::new("cannot open lock file", &path, e)),
+            Ok(_) => {}
+        }
         match file.try_lock() {
             Ok(()) => Ok(TrainerLock { _file: file }),
             Err(fs::TryLockError::WouldBlock) => Err(StoreError::new(

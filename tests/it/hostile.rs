@@ -375,6 +375,38 @@ fn outputs_to_pipes_are_written_through_and_links_never_are() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_fifo_or_a_link_as_the_run_lock_is_refused_without_waiting() {
+    let dir = tmp("fifo-lock");
+    let d = dir.to_str().unwrap();
+    let lock = dir.join("train.lock");
+    let c = std::ffi::CString::new(lock.to_str().unwrap()).unwrap();
+    // SAFETY: a plain mkfifo(3) on a path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    // train, learn and gate take the lock alike (RunDir::lock_trainer). A process blocked on
+    // the FIFO never ends: wait a bounded time, then fail.
+    let args = ["train", "--config", &smoke_config(), "--run", d, "--set", "train.iterations=1"];
+    let mut child = Command::new(bin()).args(args).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("train waits on a FIFO train.lock");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let line = refused(&child.wait_with_output().unwrap());
+    assert!(line.contains("train.lock") && line.contains("FIFO"), "{line}");
+    std::fs::remove_file(&lock).unwrap();
+    let elsewhere = dir.join("elsewhere");
+    std::os::unix::fs::symlink(&elsewhere, &lock).unwrap();
+    let line = refused(&junglezero(&["train", "--config", &smoke_config(), "--run", d, "--set", "train.iterations=1"]));
+    assert!(line.contains("train.lock") && line.contains("link"), "{line}");
+    assert!(!elsewhere.exists(), "nothing created through the link");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // 8. The smaller cases.
 
 #[test]
