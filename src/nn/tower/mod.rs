@@ -28,8 +28,9 @@ pub fn applies(x: &Tensor<4>, bn: &BatchNorm) -> bool {
     on_cpu_autodiff && bn.training.is_enabled() && x.dtype() == burn::tensor::DType::F32
 }
 
-/// The widest of `kernels` and the narrower sets whose vectors divide every product's width
-/// (the portable set divides every width).
+/// `kernels` when its vectors divide every product's width (the output channels for the
+/// forward product and the weight gradient, the input channels for the input gradient), the
+/// portable set otherwise (it divides every width).
 fn fitting(kernels: KernelSet, widths: &[usize]) -> KernelSet {
     if conv::fits(&kernels, widths) { kernels } else { KernelSet::Portable }
 }
@@ -40,7 +41,7 @@ pub fn conv_bn_relu(x: Tensor<4>, conv: &Conv2d, bn: &BatchNorm, residual: Optio
     let [_, cin, _, _] = x.dims();
     let w = conv.weight.val();
     let [cout, _, _, _] = w.dims();
-    let options = StepOptions { kernels: fitting(kernels, &[cin.max(cout), cout]), epsilon: bn.epsilon };
+    let options = StepOptions { kernels: fitting(kernels, &[cin, cout]), epsilon: bn.epsilon };
     let (x, w, g, b) = (x.into_dispatch(), w.into_dispatch(), bn.gamma.val().into_dispatch(), bn.beta.val().into_dispatch());
     let op::StepOutput { out, mean, var } = match residual {
         Some(r) => <Dispatch as TowerBackend>::conv_bn_add_relu(x, w, g, b, r.into_dispatch(), options),

@@ -199,6 +199,13 @@ fn a_network_with_every_head_has_burns_gradients() {
 }
 
 #[test]
+fn channel_counts_that_are_not_whole_vectors_take_a_narrower_set() {
+    // 12 tower channels (no set's whole vectors but the portable) into a 16-channel policy head.
+    let model = ModelConfig { blocks: 1, channels: 12, policy_channels: 16, value_channels: 16, value_hidden: 8, ..ModelConfig::default() };
+    gradients_agree(&model, 4, 1e-4);
+}
+
+#[test]
 fn the_gpu_sized_networks_gradients_match_burns() {
     gradients_agree(&ModelConfig::gpu_sized(), 4, 1e-4);
 }
