@@ -94,11 +94,9 @@ pub fn selfplay<G: RunGame>(seconds: f64, config: &Config) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
-/// net, on the configured device.
 /// `bench train --agree N`: the configured net trained `steps` steps from one seed with the
-/// fused tower and with burn's, on the same batches; prints the largest relative difference
-/// of the two loss curves.
+/// fused tower (on the configured and a second instruction set) and with burn's (twice), on
+/// the same batches; prints the largest relative differences of the loss curves.
 pub fn train_agree<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
     use crate::train::TowerKernels;
     use crate::train::bench::loss_curve;
@@ -118,8 +116,7 @@ pub fn train_agree<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()
     };
     let fused_other = curve_on(TowerKernels::Fused, other)?;
     let burn = curve(TowerKernels::Burn)?;
-    // burn against itself: its CPU sums are not bit-for-bit repeatable (the threads split them
-    // as they come free), so single steps drift apart; this is the yardstick.
+    // burn against itself: the yardstick for how far two runs of one path may drift.
     let burn_again = curve(TowerKernels::Burn)?;
     let mut out = std::io::stdout().lock();
     let label = format!("agree net {} batch {b} tower {}: {steps} steps from seed 1", config.model.describe(), tower_name(config));
@@ -161,6 +158,8 @@ fn tower_name(config: &Config) -> String {
     }
 }
 
+/// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
+/// net, on the configured device.
 pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
     use crate::train::bench::{seconds_per_step, synthetic_batch};
     let device = parse_device(&config.hardware.device)?.autodiff();
