@@ -31,7 +31,7 @@ use crate::nn::modelfile::{self, ModelFileError, ModelMeta};
 use crate::selfplay::record::{RecordError, ShardError};
 use crate::selfplay::stage::{StageGames, StageSettings, play_into_run};
 use crate::selfplay::teacher;
-use crate::store::events::{Event, StartEvent, TrainEvent, now};
+use crate::store::events::{Event, StartEvent, StepSeconds, TrainEvent, now};
 use crate::store::hooks::phase;
 use crate::store::run::RunDir;
 use crate::store::{self, StoreError};

@@ -72,6 +72,22 @@ pub struct TrainEvent {
     /// The short-term value head's loss (0 without the head).
     #[serde(default)]
     pub short_value_loss: f64,
+    /// Where a step's time went, mean seconds a step since the last event (absent in older runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_seconds: Option<StepSeconds>,
+}
+
+/// Mean seconds of one training step by part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepSeconds {
+    /// Drawing the batch from the replay window, augmentation and targets included.
+    pub batch: f64,
+    /// The batch copied into tensors.
+    pub inputs: f64,
+    /// The forward pass and the losses.
+    pub forward: f64,
+    pub backward: f64,
+    pub optimizer: f64,
 }
 
 /// How well a generation's network knows positions whose result the endgame tables know: the
