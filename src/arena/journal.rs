@@ -42,6 +42,10 @@ pub struct GameLine {
     /// Why the loser forfeited, when the game ended so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forfeit: Option<String>,
+    /// The game's PGN text, for a game that has one (a tournament's games.pgn is rebuilt from
+    /// these on resume, so it always holds exactly the journal's games).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgn: Option<String>,
 }
 
 impl GameLine {
@@ -55,6 +59,7 @@ impl GameLine {
             a_points: g.a_points,
             reason: g.outcome.reason.name().into(),
             forfeit: g.forfeit.as_ref().map(|f| f.cause.clone()),
+            pgn: None,
         }
     }
 
@@ -136,7 +141,7 @@ impl Journal {
         } else {
             store::write_atomic(path, header(plan)?.as_bytes())?;
         }
-        let file = std::fs::OpenOptions::new().append(true).open(path).map_err(|e| anyhow::anyhow!("cannot append to {}: {e}", path.display()))?;
+        let file = store::open_append(path).map_err(|e| anyhow::anyhow!("cannot append to {}: {e}", path.display()))?;
         Ok((Journal { path: path.to_path_buf(), file }, games))
     }
 
@@ -206,7 +211,7 @@ mod tests {
     }
 
     fn line(pair: usize, a_first: bool, a_points: f64) -> GameLine {
-        GameLine { a: 0, b: 1, pair, a_first, a_points, reason: if a_points == 0.5 { "repetition" } else { "den" }.into(), forfeit: None }
+        GameLine { a: 0, b: 1, pair, a_first, a_points, reason: if a_points == 0.5 { "repetition" } else { "den" }.into(), forfeit: None, pgn: None }
     }
 
     #[test]

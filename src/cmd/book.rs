@@ -131,7 +131,7 @@ mod tests {
     use super::*;
 
     fn line(pair: usize, a_first: bool, a_points: f64) -> GameLine {
-        GameLine { a: 0, b: 1, pair, a_first, a_points, reason: "den".into(), forfeit: None }
+        GameLine { a: 0, b: 1, pair, a_first, a_points, reason: "den".into(), forfeit: None, pgn: None }
     }
 
     #[test]

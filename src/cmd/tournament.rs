@@ -107,7 +107,7 @@ pub fn play<G: HouseGame>(s: &Schedule, config: &Config, rules: &<G as MatchGame
     // The games' moves, for viewers and other tools: appended as they end (a resumed
     // tournament adds its new games to what is there).
     let pgn_path = dir.join("games.pgn");
-    let mut pgn = if G::games_text(&[], "", "", rules).is_some() { Some(open_append(&pgn_path)?) } else { None };
+    let mut pgn = if G::games_text(&[], "", "", rules).is_some() { Some(open_pgn(&pgn_path, &played)?) } else { None };
     if !played.is_empty() {
         eprintln!("resuming: {} games already played", played.len());
     }
@@ -138,12 +138,15 @@ pub fn play<G: HouseGame>(s: &Schedule, config: &Config, rules: &<G as MatchGame
         };
         let mut write_error = None;
         run_match_skipping(&*factories[a], &*factories[b], &ms, book.as_deref(), resumed, |g, _, _| {
-            let line = GameLine::of(a, b, g);
+            // The journal (with the game's PGN text) first: a kill between the two writes
+            // leaves games.pgn a game short, and resume rebuilds it from the journal.
+            let mut line = GameLine::of(a, b, g);
+            line.pgn = pgn.as_ref().and_then(|_| G::games_text(std::slice::from_ref(g), &names[a], &names[b], rules));
             if let Err(e) = journal.append(&line) {
                 write_error.get_or_insert(e);
             }
             if let Some(file) = pgn.as_mut()
-                && let Some(text) = G::games_text(std::slice::from_ref(g), &names[a], &names[b], rules)
+                && let Some(text) = &line.pgn
                 && let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush())
             {
                 write_error.get_or_insert(anyhow::anyhow!("{}: {e}", pgn_path.display()));
@@ -185,12 +188,26 @@ pub fn parse_pairings(text: &str, players: usize) -> anyhow::Result<Vec<(usize, 
 /// `path` opened to append to (created when missing); a link or anything but a regular file
 /// is refused, so nothing is written through it.
 fn open_append(path: &Path) -> anyhow::Result<std::fs::File> {
-    if let Ok(m) = std::fs::symlink_metadata(path)
-        && !m.file_type().is_file()
-    {
-        anyhow::bail!("{}: not a regular file (a link, a folder or a device); not appending to it", path.display());
+    store::open_append(path).with_context(|| format!("cannot append to {}", path.display()))
+}
+
+/// The tournament's games.pgn opened to append to. On resume it is first made to hold exactly
+/// the journal's games (`played`), rebuilt from the PGN text each journal line keeps: a kill
+/// between a game's journal line and its PGN text, or mid-write, is mended. A journal written
+/// before lines kept their PGN leaves the file as it is.
+fn open_pgn(path: &Path, played: &[GameLine]) -> anyhow::Result<std::fs::File> {
+    let file = open_append(path)?;
+    if played.is_empty() || played.iter().any(|l| l.pgn.is_none()) {
+        return Ok(file);
     }
-    std::fs::OpenOptions::new().create(true).append(true).open(path).with_context(|| format!("cannot open {}", path.display()))
+    let text: String = played.iter().filter_map(|l| l.pgn.as_deref()).collect();
+    let now = store::read_capped(path, caps::METRICS, "PGN file").with_context(|| path.display().to_string())?;
+    if now == text.as_bytes() {
+        return Ok(file);
+    }
+    drop(file);
+    store::write_atomic(path, text.as_bytes())?;
+    open_append(path)
 }
 
 /// What `--openings random` asks for: random openings of `arena.opening_plies` plies.

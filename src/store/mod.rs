@@ -48,7 +48,9 @@ pub fn write_atomic_with(path: &Path, write: impl FnOnce(&mut File) -> std::io::
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
-        let mut f = File::create(&tmp)?;
+        // A stale temporary name (a link left there included) is removed, never written through.
+        let _ = fs::remove_file(&tmp);
+        let mut f = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         write(&mut f)?;
         f.sync_all()?;
         fs::rename(&tmp, path)?;
@@ -150,6 +152,29 @@ pub fn open_regular(path: &Path, cap: u64, what: &str) -> std::io::Result<File> 
     }
     if meta.len() > cap {
         return Err(std::io::Error::other(format!("larger than {}, the most a {what} may be", human_bytes(cap))));
+    }
+    Ok(f)
+}
+
+/// Opens `path` to append to (created when missing; readable too, for a torn last line). A
+/// link, a FIFO, a directory or a device is refused by what it is, so nothing is written
+/// through a link: the open neither follows a link nor waits for a FIFO's reader, and the
+/// opened handle's own type is checked too. Every file a run or a match appends to opens here.
+pub fn open_append(path: &Path) -> std::io::Result<File> {
+    let refuse = |meta: &fs::Metadata| std::io::Error::other(format!("not a regular file ({}); only a regular file is appended to", file_kind(meta)));
+    if let Ok(meta) = fs::symlink_metadata(path)
+        && !meta.is_file()
+    {
+        return Err(refuse(&meta));
+    }
+    let mut options = fs::OpenOptions::new();
+    options.create(true).read(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    let f = options.open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(refuse(&meta));
     }
     Ok(f)
 }

@@ -288,7 +288,7 @@ impl RunDir {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|e| StoreError::new("cannot create directory", dir, e))?;
         }
-        let mut f = fs::OpenOptions::new().create(true).read(true).append(true).open(&path).map_err(|e| StoreError::new("cannot open", &path, e))?;
+        let mut f = super::open_append(&path).map_err(|e| StoreError::new("cannot append to", &path, e))?;
         let torn = (|| -> std::io::Result<bool> {
             let len = f.seek(SeekFrom::End(0))?;
             if len == 0 {
