@@ -10,6 +10,8 @@ use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::game::{Seat, Turn};
 use crate::player::Limits;
+use crate::store::caps;
+use crate::store::lines::{CappedLines, TooLong};
 
 use rand::{RngExt, SeedableRng};
 
@@ -46,7 +48,7 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(super::clock_seed());
     let limits = Limits::movetime(args.movetime);
     let mut history: Vec<G> = Vec::new();
-    let mut input = std::io::stdin().lock();
+    let mut input = CappedLines::new(std::io::stdin().lock(), caps::LINE).eager();
     let mut out = std::io::stdout().lock();
     writeln!(out, "You play {} against {}. {help}.", G::seat_name(human), engine.name())?;
     writeln!(out, "{}", G::legend())?;
@@ -86,6 +88,12 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
             continue;
         }
         let Some(line) = prompt(&mut input, &mut out, "your move> ")? else { return Ok(()) };
+        let line = match line {
+            Ok(line) => line,
+            // Nobody types a line of a megabyte: the input is not a player's, and reading on
+            // would only print this again.
+            Err(too_long) => anyhow::bail!("input: a line longer than {}; play reads one move or command a line", crate::store::human_bytes(too_long.cap as u64)),
+        };
         match line.trim() {
             "" => {}
             "quit" | "exit" => return Ok(()),
@@ -116,6 +124,7 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
                     writeln!(out, "nothing to undo")?;
                 }
             }
+            text if text.chars().count() > MAX_MOVE_TEXT => writeln!(out, "'{}' is not a move: too long ({help})", crate::check::clip(text))?,
             text => {
                 let before = game.clone();
                 match game.play_text_move(text) {
@@ -130,16 +139,19 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
     }
 }
 
-/// Writes `text` and reads the player's next line; `None` at the end of input.
-fn prompt(input: &mut impl BufRead, out: &mut impl Write, text: &str) -> std::io::Result<Option<String>> {
+/// The longest text read as a move: longer is refused without being parsed or quoted whole.
+const MAX_MOVE_TEXT: usize = 64;
+
+/// Writes `text` and reads the player's next line (an error for one over the cap); `None` at
+/// the end of input.
+fn prompt(input: &mut CappedLines<impl BufRead>, out: &mut impl Write, text: &str) -> std::io::Result<Option<Result<String, TooLong>>> {
     write!(out, "{text}")?;
     out.flush()?;
-    let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
+    let line = input.next_line();
+    if line.is_none() {
         writeln!(out)?;
-        return Ok(None);
     }
-    Ok(Some(line))
+    Ok(line)
 }
 
 /// Moves as text, sorted, separated by spaces.

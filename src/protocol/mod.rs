@@ -43,6 +43,61 @@ pub fn send(out: &Out, line: &str) {
     }
 }
 
+/// Lines read ahead of the one being handled.
+const READ_AHEAD: usize = 4;
+/// Commands that may wait for a running search, and their lines' bytes in all: beyond either,
+/// a command that would wait is refused with an error line (`stop`, `isready`, `ponderhit` and
+/// `quit` never wait, and are always answered).
+pub const MAX_WAITING: usize = 256;
+pub const MAX_WAITING_BYTES: usize = 4 << 20;
+
+/// The commands waiting for the running search, in order, with their lines' length.
+#[derive(Default)]
+struct Waiting {
+    commands: VecDeque<(Command, usize)>,
+    bytes: usize,
+}
+
+impl Waiting {
+    /// Queues `cmd` (from a line of `len` bytes); `false` when the queue is full, and then the
+    /// command is dropped. A `stop` or `ponderhit` (len 0) repeated right behind itself is
+    /// queued once, and one has room as long as a command does (so at most one of each waits
+    /// for each waiting `go`).
+    fn push_back(&mut self, cmd: Command, len: usize) -> bool {
+        if len == 0 {
+            if self.commands.back().is_some_and(|(last, _)| std::mem::discriminant(last) == std::mem::discriminant(&cmd)) {
+                return true;
+            }
+            if self.commands.len() >= 3 * MAX_WAITING {
+                return false;
+            }
+        } else if self.commands.len() >= MAX_WAITING || self.bytes + len > MAX_WAITING_BYTES {
+            return false;
+        }
+        self.bytes += len;
+        self.commands.push_back((cmd, len));
+        true
+    }
+
+    fn pop_front(&mut self) -> Option<Command> {
+        let (cmd, len) = self.commands.pop_front()?;
+        self.bytes -= len;
+        Some(cmd)
+    }
+
+    fn front(&self) -> Option<&Command> {
+        self.commands.front().map(|(c, _)| c)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Command> {
+        self.commands.iter().map(|(c, _)| c)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+}
+
 /// The protocol server: a session of the config's game, replaced by one of another game when
 /// `setoption name UCI_Variant value NAME` asks for it (the settings carry over; the position,
 /// engine choice and network do not).
@@ -67,7 +122,9 @@ impl Server {
 
     /// Reads commands until `quit` or end of input.
     pub fn serve(&mut self, input: impl Read + Send + 'static) {
-        let (tx, rx) = mpsc::channel();
+        // The reader stops reading while lines it read wait unhandled (a few, at most a
+        // MiB each).
+        let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
         std::thread::spawn(move || {
             let mut lines = CappedLines::new(BufReader::new(input), caps::LINE);
             while let Some(line) = lines.next_line() {
@@ -77,7 +134,7 @@ impl Server {
             }
         });
         // Commands that wait for the running search, in the order they came.
-        let mut waiting: VecDeque<Command> = VecDeque::new();
+        let mut waiting = Waiting::default();
         // At the end of the input the commands still waiting run in turn; then the last
         // search is stopped.
         let mut ended = false;
@@ -131,14 +188,14 @@ impl Server {
                 Ok(Command::Stop) => {
                     self.handle(Command::Stop);
                     if waiting.iter().any(|c| matches!(c, Command::Go(_))) {
-                        waiting.push_back(Command::Stop);
+                        waiting.push_back(Command::Stop, 0);
                     }
                 }
                 // `ponderhit` turns the pondering search into the real one at once; like
                 // `stop`, it waits for a `go` still waiting.
                 Ok(Command::PonderHit) => {
                     if waiting.iter().any(|c| matches!(c, Command::Go(_))) {
-                        waiting.push_back(Command::PonderHit);
+                        waiting.push_back(Command::PonderHit, 0);
                     } else {
                         self.handle(Command::PonderHit);
                     }
@@ -151,7 +208,16 @@ impl Server {
                             s.halt_search();
                         }
                     });
-                    waiting.push_back(cmd);
+                    if !waiting.push_back(cmd, line.len()) {
+                        send(
+                            &self.out,
+                            &format!(
+                                "info string error: {MAX_WAITING} commands or {} of them already wait for the search; '{}' was ignored",
+                                crate::store::human_bytes(MAX_WAITING_BYTES as u64),
+                                crate::check::clip(&line)
+                            ),
+                        );
+                    }
                 }
                 Ok(cmd) => self.handle(cmd),
                 Err(e) => send(&self.out, &format!("info string error: {e}")),

@@ -14,6 +14,7 @@
 //! ladder, as alpha-beta depth 1 is for the big game.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::flip::{Cell, FlipGame, FlipMove, Piece, Square};
@@ -108,6 +109,9 @@ pub struct FlipEngine {
     node_limit: Option<u64>,
     deadline: Option<Instant>,
     stopped: bool,
+    /// Raised from outside (`stop`, the end of input, the page's stop button): the search ends
+    /// within a thousand nodes and answers its last finished iteration's move.
+    stop: Arc<AtomicBool>,
     tt: Vec<TtEntry>,
     /// Reused by every chance node for the game's list of outcomes.
     scratch: Vec<(FlipMove, f32)>,
@@ -121,6 +125,7 @@ impl Default for FlipEngine {
             node_limit: None,
             deadline: None,
             stopped: false,
+            stop: Arc::new(AtomicBool::new(false)),
             tt: vec![TtEntry::default(); TT_ENTRIES],
             scratch: Vec::with_capacity(MAX_OUTCOMES),
         }
@@ -171,7 +176,9 @@ impl FlipEngine {
         if self.stopped {
             return true;
         }
-        if self.node_limit.is_some_and(|n| self.nodes >= n) || (self.nodes.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d)) {
+        if self.node_limit.is_some_and(|n| self.nodes >= n)
+            || (self.nodes.is_multiple_of(1024) && (self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)))
+        {
             self.stopped = true;
         }
         self.stopped
@@ -471,6 +478,10 @@ impl Player<FlipGame> for FlipEngine {
 
     fn new_game(&mut self) {
         self.tt.fill(TtEntry::default());
+    }
+
+    fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
+        Some(self.stop.clone())
     }
 
     fn choose(&mut self, game: &FlipGame, limits: &Limits, info: &mut dyn FnMut(&str)) -> Option<FlipMove> {
