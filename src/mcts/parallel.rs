@@ -20,6 +20,8 @@ pub struct Budget<'a> {
     pub sims: u32,
     pub deadline: Option<Instant>,
     pub stop: &'a AtomicBool,
+    /// The search ends when its tree's nodes take this many bytes.
+    pub max_tree_bytes: usize,
 }
 
 /// The tree and what the threads share, under one lock.
@@ -87,7 +89,7 @@ fn run_batch<G: Encode, E: Evaluator<G> + ?Sized>(
         let Ok(mut guard) = shared.lock() else { return false };
         let s = &mut *guard;
         // A proven root (the players' solver) ends the search as the budget does.
-        let spent = s.started >= budget.sims || s.search.root_proven();
+        let spent = s.started >= budget.sims || s.search.root_proven() || s.search.tree_bytes() >= budget.max_tree_bytes;
         if spent || budget.stop.load(Ordering::Relaxed) || budget.deadline.is_some_and(|d| Instant::now() >= d) {
             return false;
         }

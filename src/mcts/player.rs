@@ -135,7 +135,7 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         // `go mate N` alone searches until the root is proven, as `go infinite` until stopped.
         let mate_only = limits.mate.is_some() && limits.nodes.is_none() && limits.hard_time().is_none();
         let sims = if limits.infinite || mate_only {
-            INFINITE_SIMULATIONS
+            u32::MAX
         } else {
             limits.nodes.map_or(if limits.hard_time().is_some() { u32::MAX } else { self.default_sims }, |n| n.clamp(1, u32::MAX as u64) as u32)
         };
@@ -174,6 +174,8 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             }
         }
         let mut last_report = start;
+        // Whatever was asked, the tree stops growing at the memory it may take.
+        let max_tree_bytes = (self.config.play_tree_mb as usize) << 20;
         // Several threads or leaves in flight (PUCT only: Gumbel search plans each visit).
         let (threads, minibatch) = match self.config.algorithm {
             Algorithm::Puct => (self.config.play_threads.max(1), self.config.play_minibatch.max(1)),
@@ -183,7 +185,7 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
             if self.lanes.len() != threads || self.lanes[0].capacity() != minibatch {
                 self.lanes = (0..threads).map(|_| Lane::new(minibatch)).collect();
             }
-            let budget = Budget { sims, deadline, stop: &self.stop };
+            let budget = Budget { sims, deadline, stop: &self.stop, max_tree_bytes };
             let mut progress = |s: &Search<G>, n: u32| {
                 if last_report.elapsed() >= REPORT_EVERY {
                     last_report = Instant::now();
@@ -202,6 +204,9 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
                 self.batch.round(std::slice::from_mut(&mut search), &evaluators);
                 done += 1;
                 if done.is_multiple_of(8) {
+                    if search.tree_bytes() >= max_tree_bytes {
+                        break;
+                    }
                     if let Some(d) = deadline {
                         let now = Instant::now();
                         let over = now >= d && extend_to.is_none_or(|h| now >= h || !unclear(&search));
@@ -216,8 +221,11 @@ impl<G: Encode, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
                 }
             }
         }
-        if done >= INFINITE_SIMULATIONS {
-            info(&format!("info string search stopped at {INFINITE_SIMULATIONS} simulations, the most one search may hold"));
+        if search.tree_bytes() >= max_tree_bytes {
+            info(&format!(
+                "info string search stopped at {done} simulations: its tree holds {} MiB, the most mcts.play_tree_mb allows",
+                search.tree_bytes() >> 20
+            ));
         }
         self.stop.store(false, Ordering::Relaxed);
         // Stopped before the first simulation: one more, whatever the stop says, expands the
@@ -303,7 +311,8 @@ const TACTICS_SHARE: u32 = 10;
 /// How often a search reports its progress.
 const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// The most simulations one search runs, `go infinite` included (a tree of about 1 GiB).
+/// Budgets from this many simulations up (`go infinite`, a huge node count) are planned as
+/// the default playouts by Gumbel search's sequential halving.
 pub const INFINITE_SIMULATIONS: u32 = 1_000_000;
 
 /// One `info` line per reported move (`multipv` of them, most visited first): `info depth D

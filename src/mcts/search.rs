@@ -191,6 +191,11 @@ impl<G: Encode> Search<G> {
         self.config.algorithm == Algorithm::Gumbel
     }
 
+    /// The memory of the tree's nodes (see [`Tree::bytes`]).
+    pub fn tree_bytes(&self) -> usize {
+        self.tree.bytes()
+    }
+
     /// The number of simulations the next searches will run (Gumbel search plans its
     /// sequential halving for it; PUCT ignores it).
     pub fn set_budget(&mut self, sims: u32) {

@@ -99,6 +99,11 @@ impl<M: Copy + Default> Tree<M> {
         Tree { nodes, spare: Vec::new() }
     }
 
+    /// The memory of the nodes the tree holds (not counting what its buffers keep spare).
+    pub fn bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<Node<M>>()
+    }
+
     /// Back to a single unexpanded root, keeping the allocations.
     pub fn reset(&mut self) {
         self.nodes.clear();

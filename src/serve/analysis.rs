@@ -203,7 +203,8 @@ pub fn run_mcts<G: Encode>(
             batch.round(std::slice::from_mut(&mut search), &evaluators);
             done += 1;
             if done.is_multiple_of(8) {
-                if start.elapsed() >= time {
+                // The tree's memory caps an analysis as it caps a player's search.
+                if start.elapsed() >= time || search.tree_bytes() >= (config.play_tree_mb as usize) << 20 {
                     break;
                 }
                 if last.elapsed() >= Duration::from_millis(200) {
