@@ -144,6 +144,7 @@ pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
         }
     }
     a.best = run.best().map(|(g, _)| g);
+    a.problems.extend(missing_networks(&run));
     if !cp.exists() && run.holds_work() {
         a.problems.push(format!(
             "the trainer checkpoint is missing, but the run holds {} (rebuild it with 'junglezero train --run {} --rebuild')",
@@ -201,4 +202,35 @@ pub fn audit_run(run: &RunDir) -> Result<RunAudit, AuditError> {
         }
     }
     Ok(a)
+}
+
+/// The networks the run made that are gone: every generation its gate promoted (the decisions
+/// in metrics.jsonl) must still be in models/, and a run that has trained at all has a best
+/// network (without one, `train` would start again from a fresh generation 0 as the best).
+fn missing_networks(run: &RunDir) -> Vec<String> {
+    let (events, _) = run.read_events();
+    let promoted: std::collections::BTreeSet<u64> = events
+        .iter()
+        .filter_map(|e| match e {
+            crate::store::events::Event::Gate(g) if g.accepted => Some(g.generation),
+            _ => None,
+        })
+        .collect();
+    let there: HashSet<u64> = run.promoted().into_iter().map(|(g, _)| g).collect();
+    let gone: Vec<String> = promoted.iter().filter(|g| !there.contains(g)).map(|g| format!("gen-{g:04}")).collect();
+    let mut problems = Vec::new();
+    if !gone.is_empty() {
+        let best = run.best().map_or_else(|| "a fresh generation 0".to_string(), |(g, _)| format!("gen-{g:04}"));
+        problems.push(format!(
+            "promoted network{} {} {} missing from models/ (the gate promoted {} in metrics.jsonl); train would go on with {best} as the best",
+            if gone.len() == 1 { "" } else { "s" },
+            gone.join(", "),
+            if gone.len() == 1 { "is" } else { "are" },
+            if gone.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    if there.is_empty() && (run.checkpoint_path().exists() || run.holds_work()) {
+        problems.push("models/ holds no network, not even gen-0000; train would start again from a fresh generation 0 as the best".into());
+    }
+    problems
 }

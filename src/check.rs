@@ -53,6 +53,17 @@ pub fn check_memory_within(key: &str, bytes: u128, total: Option<u64>) -> Result
     }
 }
 
+/// Refuses what needs more than this machine's physical memory, saying what needs it:
+/// "`what` needs about X of memory; this machine has Y".
+pub fn check_memory_of(key: &str, what: &str, bytes: u128) -> Result<(), ConfigError> {
+    match physical_memory() {
+        Some(total) if bytes > u128::from(total) => {
+            Err(ConfigError::Invalid { key: key.into(), message: format!("{what} needs about {} of memory; this machine has {}", gib(bytes), gib(u128::from(total))) })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// [`check_memory_within`] this machine's physical memory.
 pub fn check_memory(key: &str, bytes: u128) -> Result<(), ConfigError> {
     check_memory_within(key, bytes, physical_memory())

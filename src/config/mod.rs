@@ -145,6 +145,10 @@ impl Config {
         self.selfplay.validate()?;
         self.teacher.validate()?;
         self.train.validate()?;
+        // The network and its training step must fit in memory before either is built.
+        let need = self.model.training_bytes(self.game.shape(), self.train.batch_size);
+        let what = format!("a {} network trained at train.batch_size {}", self.model.describe(), self.train.batch_size);
+        crate::check::check_memory_of("model.channels", &what, need)?;
         self.arena.validate()?;
         self.gate.validate()?;
         self.ladder.validate()?;

@@ -113,6 +113,17 @@ impl ModelConfig {
         9 * planes * c + self.blocks as u64 * 2 * 9 * c * c + policy + value + if self.moves_left { head + vh } else { 0 }
     }
 
+    /// About the memory a training step of this network takes at `batch` positions: the
+    /// weights four times (the trainer's, their gradients, the optimiser's momentum and the
+    /// inference copy a run keeps), and for each position every convolution's output six times
+    /// (what the backward pass keeps and the gradients), in single precision. An estimate, to
+    /// refuse a network that cannot fit before it is built.
+    pub fn training_bytes(&self, shape: Shape, batch: usize) -> u128 {
+        let params = u128::from(self.weight_count(shape));
+        let per_position = (2 * self.blocks as u128 + 1) * self.channels as u128 * shape.squares() as u128 * 6;
+        4 * (4 * params + batch as u128 * per_position)
+    }
+
     pub fn describe(&self) -> String {
         let ml = if self.moves_left { "+ml" } else { "" };
         let op = if self.opponent_policy { "+op" } else { "" };
@@ -354,8 +365,13 @@ impl Net {
             fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
                 if !self.0.is_nan() {
                     for w in param.val().into_data().iter::<f32>() {
-                        // NaN sticks; otherwise the largest magnitude.
-                        self.0 = if w.is_nan() { f32::NAN } else { self.0.max(w.abs()) };
+                        // NaN sticks (`f32::max` would drop it at the next weight); otherwise
+                        // the largest magnitude.
+                        if w.is_nan() {
+                            self.0 = f32::NAN;
+                            break;
+                        }
+                        self.0 = self.0.max(w.abs());
                     }
                 }
             }
