@@ -103,6 +103,10 @@ crate::settings! {
         /// it): a forced win it finds is played at once, moves it proves lost are never searched
         /// (with `play_solver`). At most a tenth of a timed move goes to it. 0 disables.
         pub play_tactics: u32 = 0 => "players first check each root with alpha-beta this many plies deep: a forced win is played at once, moves it refutes are proven lost (0: off)", range(0, 24);
+        /// The most memory the nodes of one player's search tree may take, in MiB (protocol,
+        /// terminal play, arena players, Python): a search whose tree reaches it stops there and
+        /// says so, whatever node count or time it was given (`go infinite` included).
+        pub play_tree_mb: u32 = 1024 => "the most memory one player's search tree may take (MiB): a search that fills it stops there and says so, whatever it was asked", range(16, 65_536);
     }
 }
 
@@ -123,6 +127,7 @@ impl MctsConfig {
         // Per entry: key, value, count and MAX_MOVES (action, prior) pairs (see `NnCache`).
         let entry = 8 + 4 + 4 + 2 + G::MAX_MOVES * std::mem::size_of::<(u16, f32)>();
         check_memory("mcts.cache_entries", (self.cache_entries.next_power_of_two() * entry) as u128)?;
+        check_memory("mcts.play_tree_mb", u128::from(self.play_tree_mb) << 20)?;
         Ok(())
     }
 }
