@@ -22,7 +22,7 @@ use crate::config::Config;
 use crate::game::Seat;
 use crate::pipeline::RunGame;
 use crate::protocol::variant::ProtocolGame;
-use crate::serve::handlers::ServeGame;
+use crate::serve::board::ServeGame;
 use crate::trainable::Trainable;
 
 /// A game of the house: every part's trait, and what the command line needs of it.

@@ -5,8 +5,8 @@
 //! [`History`]. [`restriction`] turns them into one bitboard per animal of the squares it may not
 //! enter now; move generation, the checked door and the network input read that.
 
+use super::capture::{can_capture, jump};
 use super::history::{History, Step};
-use super::legality::{can_capture, jump};
 use super::position::Position;
 use super::rules::Rules;
 use super::tables::{NEIGHBOURS, TRAPS};

@@ -1,16 +1,16 @@
 //! Explanations of illegal moves for people (terminal play, the protocol's error lines).
 
-use super::legality::{can_capture, jump};
+use super::capture::{can_capture, jump};
+use super::history::History;
 use super::movegen;
-use super::rules::Repetition;
-use super::state::JungleGame;
+use super::position::Position;
+use super::rules::{Repetition, Rules};
 use super::tables::{DEN, NEIGHBOURS, WATER};
 use super::types::{Kind, Move};
 
-/// Why `mv` is not legal in `game` (which should not already be over).
-pub fn why_illegal(game: &JungleGame, mv: Move) -> String {
-    let pos = game.position();
-    let rules = game.rules();
+/// Why `mv` is not legal in `pos` under `rules` with history `hist` (which ends with `pos`;
+/// the game should not already be over).
+pub fn why_illegal(pos: &Position, rules: &Rules, hist: &History, mv: Move) -> String {
     let (from, to) = (mv.from(), mv.to());
     let Some(piece) = pos.piece_at(from) else {
         return format!("there is no piece on {from}");
@@ -60,10 +60,10 @@ pub fn why_illegal(game: &JungleGame, mv: Move) -> String {
             };
         }
     }
-    if rules.repetition == Repetition::Forbidden && movegen::forbidden_by_repetition(pos, game.history(), mv) {
+    if rules.repetition == Repetition::Forbidden && movegen::forbidden_by_repetition(pos, hist, mv) {
         return "it would bring about the same position for the third time".into();
     }
-    if let Some(rule) = super::chase::restriction(pos, rules, game.history()).rule_for(kind, to) {
+    if let Some(rule) = super::chase::restriction(pos, rules, hist).rule_for(kind, to) {
         return rule.describe().into();
     }
     "it is not a legal move here".into()

@@ -1,5 +1,6 @@
 //! The rules of Jungle: bitboard move generation, positions, history, notation and perft.
 
+pub mod capture;
 pub mod chase;
 pub mod encode;
 pub mod explain;

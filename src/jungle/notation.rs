@@ -234,6 +234,14 @@ pub fn legend() -> String {
     format!("Red is upper case, Blue lower case: {}; ~ water, # trap, * den, . empty", animals.join(", "))
 }
 
+/// A position shows as its FEN in debug output (written here, beside the FEN, so that the
+/// position's own file needs nothing of notation).
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({})", fen(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -259,9 +259,3 @@ impl Position {
         self.occ[side.index()].count_ones()
     }
 }
-
-impl std::fmt::Debug for Position {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Position({})", super::notation::fen(self))
-    }
-}

@@ -167,7 +167,7 @@ impl JungleGame {
             self.play_move_unchecked(mv);
             Ok(())
         } else {
-            Err(PlayError::Illegal { mv, why: super::explain::why_illegal(self, mv) })
+            Err(PlayError::Illegal { mv, why: super::explain::why_illegal(&self.pos, &self.rules, &self.history, mv) })
         }
     }
 

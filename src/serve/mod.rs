@@ -15,6 +15,7 @@
 
 pub mod analysis;
 pub mod assets;
+pub mod board;
 pub mod error;
 pub mod handlers;
 pub mod position;

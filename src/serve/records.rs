@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ApiError;
-use super::handlers::{Board, ServeGame};
+use super::board::{Board, ServeGame};
 use super::position::ResultView;
 use crate::selfplay::record::{SHARD_FORMAT, decode_shard};
 use crate::trainable::Trainable;

@@ -62,6 +62,106 @@ fn crate_refs(text: &str) -> BTreeSet<String> {
     refs
 }
 
+/// `PREFIX::NAME` references in code (comments left out), a braced group's names included:
+/// [`crate_refs`] for any path prefix.
+fn refs_after(text: &str, prefix: &str) -> BTreeSet<String> {
+    let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    let ident = |s: &str| s.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+    let mut refs = BTreeSet::new();
+    let mut rest = code.as_str();
+    while let Some(i) = rest.find(prefix) {
+        let after = &rest[i + prefix.len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            let (mut depth, mut start) = (0usize, 0usize);
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        refs.insert(ident(&group[start..j]));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        refs.insert(ident(&group[start..j]));
+                        start = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            refs.insert(ident(after));
+        }
+        rest = after;
+    }
+    refs.remove("");
+    refs
+}
+
+/// Every folder of the crate, with each of its files (and subfolders) by name and the siblings
+/// each names through `super::` (the folder's `mod.rs`, its entrance, left out).
+fn rooms() -> Vec<(PathBuf, BTreeMap<String, BTreeSet<String>>)> {
+    let mut dirs = vec![src()];
+    let mut out = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        let mut names = BTreeMap::new();
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p.clone());
+                let mut files = Vec::new();
+                rust_files(&p, &mut files);
+                // A subfolder's own files name their siblings inside it with `super::`; what
+                // its entrance names is what it takes from this folder.
+                let entrance = p.join("mod.rs");
+                let text = std::fs::read_to_string(&entrance).unwrap_or_default();
+                names.insert(p.file_name().unwrap().to_string_lossy().into_owned(), refs_after(&text, "super::"));
+            } else if p.extension().is_some_and(|x| x == "rs") && p.file_name().is_some_and(|n| n != "mod.rs" && n != "lib.rs" && n != "main.rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                names.insert(p.file_stem().unwrap().to_string_lossy().into_owned(), refs_after(&text, "super::"));
+            }
+        }
+        let siblings: BTreeSet<String> = names.keys().cloned().collect();
+        for refs in names.values_mut() {
+            refs.retain(|r| siblings.contains(r));
+        }
+        out.push((dir, names));
+    }
+    out
+}
+
+#[test]
+fn no_import_cycle_inside_a_room() {
+    // Files in one folder read top to bottom: none reaches back to a file that reaches it.
+    for (dir, g) in rooms() {
+        let reach = |from: &str| {
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![from.to_string()];
+            while let Some(m) = stack.pop() {
+                for d in g.get(&m).into_iter().flatten() {
+                    if seen.insert(d.clone()) {
+                        stack.push(d.clone());
+                    }
+                }
+            }
+            seen
+        };
+        for (a, deps) in &g {
+            for b in deps {
+                assert!(b == a || !reach(b).contains(a), "import cycle in {}: {a} -> {b} -> ... -> {a}", dir.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_room_scanner_sees_sibling_imports() {
+    let refs = refs_after(
+        "use super::legality::{can_capture, jump};\nuse super::{history::History, tables};\n// super::chase\nlet x = super::explain::why(1);",
+        "super::",
+    );
+    assert_eq!(refs.into_iter().collect::<Vec<_>>(), vec!["explain", "history", "legality", "tables"]);
+}
+
 /// Module → the other top-level modules its files reference.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mods = modules();

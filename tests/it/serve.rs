@@ -194,7 +194,7 @@ async fn engine_requests_past_the_caps_or_without_a_network_are_refused() {
     assert_error(s, &v, StatusCode::CONFLICT, "no network");
     let (s, v) =
         post(&with, "/api/engine", serde_json::json!({ "position": { "fen": DEN_WIN_FEN, "moves": ["d8d9"] }, "engine": "alphabeta", "session": "t" })).await;
-    assert_error(s, &v, StatusCode::BAD_REQUEST, "game is over");
+    assert_error(s, &v, StatusCode::CONFLICT, "game is over");
     let (s, v) = post(&with, "/api/engine", serde_json::json!({ "position": pos, "engine": "alphabeta", "session": "no spaces!" })).await;
     assert_error(s, &v, StatusCode::BAD_REQUEST, "session");
     let (s, v) = post(&with, "/api/engine", serde_json::json!({ "position": pos, "engine": "oracle", "session": "t" })).await;

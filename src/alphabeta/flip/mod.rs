@@ -167,6 +167,11 @@ impl FlipEngine {
         FlipEngine::default()
     }
 
+    /// An engine whose searches end when `stop` is raised (see [`Player::stop_handle`]).
+    pub fn with_stop(stop: Arc<AtomicBool>) -> FlipEngine {
+        FlipEngine { stop, ..FlipEngine::default() }
+    }
+
     /// An engine that shares finished opening searches through `cache`.
     pub fn with_cache(cache: Arc<OpeningCache>) -> FlipEngine {
         FlipEngine { cache: Some(cache), ..FlipEngine::default() }

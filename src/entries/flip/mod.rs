@@ -28,7 +28,7 @@ use crate::registry::{GameName, GameRulesError};
 use crate::selfplay::stage::StageSettings;
 use crate::serve::ServeState;
 use crate::serve::analysis::{self, AlphaBetaView, Budget, MctsView, NetworkView};
-use crate::serve::handlers::Board;
+use crate::serve::board::Board;
 use crate::serve::position::PositionView;
 use crate::switches::Switches;
 use heuristic::FlipHeuristic;
@@ -182,8 +182,8 @@ impl Board for FlipBoard {
         let (sims, time) = budget.mcts_limits();
         analysis::run_mcts(&**net, &st.config.mcts, &self.game, analysis::MctsBudget { sims, time, stop }, None, report)
     }
-    fn alphabeta(&self, _: &ServeState, budget: Budget, _: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
-        serve::run_expectimax(&self.game, &budget.alphabeta_limits(), report)
+    fn alphabeta(&self, _: &ServeState, budget: Budget, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
+        serve::run_expectimax(&self.game, &budget.alphabeta_limits(), stop, report)
     }
 }
 

@@ -3,6 +3,9 @@
 //! expectiminimax engine. Seats, not colours, play: the page's first select is the first
 //! player, who owns whichever colour the first flip shows.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -13,7 +16,7 @@ use crate::mcts::player::value_to_cp;
 use crate::player::Limits;
 use crate::serve::ApiError;
 use crate::serve::analysis::AlphaBetaView;
-use crate::serve::handlers::{Board, ServeGame};
+use crate::serve::board::{Board, ServeGame};
 use crate::serve::position::{FlipExtra, PieceView, PositionView, ResultView, check_length, side_name, with_overrides};
 
 /// A fresh generator for nature's draws.
@@ -143,10 +146,11 @@ pub fn view_of(game: &FlipGame, root: &str, moves: Vec<String>) -> PositionView 
 /// Expectiminimax on `game` within `limits` (its own iterative deepening; one second when no
 /// time is given), reported once when it ends. The engine cannot be interrupted, so the
 /// request's time cap bounds it.
-pub fn run_expectimax(game: &FlipGame, limits: &Limits, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
+pub fn run_expectimax(game: &FlipGame, limits: &Limits, stop: &Arc<AtomicBool>, report: &mut dyn FnMut(&AlphaBetaView) -> bool) -> AlphaBetaView {
     let start = std::time::Instant::now();
     let limits = Limits { movetime: Some(limits.movetime.unwrap_or(std::time::Duration::from_secs(1))), ..limits.clone() };
-    let r = FlipEngine::new().think(game, &limits);
+    // The page's stop ends the search as the protocol's does.
+    let r = FlipEngine::with_stop(stop.clone()).think(game, &limits);
     let best = r.best.map(|m| m.to_string());
     let view = AlphaBetaView {
         depth: r.depth,

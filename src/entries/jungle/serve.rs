@@ -16,7 +16,7 @@ use crate::pipeline::RunGame;
 use crate::player::Limits;
 use crate::registry::GameName;
 use crate::serve::analysis::{self, AlphaBetaView, Budget, MctsView, NetworkView};
-use crate::serve::handlers::{Board, ServeGame};
+use crate::serve::board::{Board, ServeGame};
 use crate::serve::position::{PieceView, PositionView, ResultView, check_length, side_name, with_overrides};
 use crate::serve::{ApiError, ServeState};
 
