@@ -1,15 +1,19 @@
 //! `junglezero`: parse the command line, dispatch, and map errors to one line and exit code 2.
 
-use junglezero::{cli, cmd};
+use junglezero::cmd;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind;
 
-use cli::{Cli, Command};
+use cmd::commands::{Cli, Command};
 
 fn main() -> ExitCode {
+    // The reaper of external engines' process groups (started by this binary itself).
+    if std::env::args_os().nth(1).is_some_and(|a| a == junglezero::arena::procgroup::REAPER_ARG) {
+        return junglezero::arena::procgroup::reap();
+    }
     keep_freed_memory();
     init_logging();
     let cli = match Cli::try_parse() {

@@ -2,17 +2,19 @@
 //! position through the network, then MCTS with a progress line five times a second.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use clap::Args;
+
+use crate::cli::{ConfigArgs, GameKind, PositionArgs, declared};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::game::Turn;
 use crate::nn::NetEvaluator;
 use crate::serve::analysis::{MctsBudget, MctsView, network_view, run_mcts};
-
-use crate::cli::AnalyseArgs;
 
 pub fn run(args: AnalyseArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -74,4 +76,28 @@ fn analyse<G: HouseGame>(args: &AnalyseArgs, config: &Config) -> anyhow::Result<
     }
     writeln!(out, "bestmove {}", last.best.as_deref().unwrap_or("(none)"))?;
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyseArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The network (.jzm).
+    #[arg(long, value_name = "PATH")]
+    pub model: PathBuf,
+    /// MCTS simulations (default: the config's mcts.playouts; at most 10^7).
+    #[arg(long, value_parser = declared::<u32>("mcts.playouts"))]
+    pub sims: Option<u32>,
+    /// Stop after this many milliseconds, whatever the simulations (at most a day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub movetime: Option<u64>,
+    /// Print the network's view and the search's last view as one JSON object (no progress
+    /// lines).
+    #[arg(long)]
+    pub json: bool,
+    /// The game (default: the config's `game`).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }

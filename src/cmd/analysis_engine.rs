@@ -17,10 +17,14 @@
 //! or `{"id": "d", "action": "terminate_all"}`.
 
 use std::io::{BufReader, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use clap::Args;
+
+use crate::cli::{ConfigArgs, GameKind};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::entries::analysis::{Action, Job, Plan, WAITING_PER_THREAD, read_action};
@@ -32,8 +36,6 @@ use crate::nn::NetEvaluator;
 use crate::serve::analysis::{MctsBudget, MctsView, NetworkView, network_view, run_mcts};
 use crate::store::{caps, lines::CappedLines};
 use serde_json::{Value, json};
-
-use crate::cli::AnalysisArgs;
 
 /// The searches running now: the query and turn of each, and the flag that stops it.
 #[derive(Default)]
@@ -54,12 +56,19 @@ impl Running {
         self.searches.lock().unwrap_or_else(|e| e.into_inner()).retain(|s| s.0 != key);
     }
 
-    /// Raises the stop flag of every running search `action` stops.
+    /// Raises the stop flag of every running search `action` stops, and waits until each has
+    /// said its final answer (a search answers before it leaves the list).
     fn stop(&self, action: &Action) {
-        for (_, id, turn, stop) in self.searches.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        let mut stopped = Vec::new();
+        for (key, id, turn, stop) in self.searches.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             if action.stops(id, *turn) {
                 stop.store(true, Ordering::Relaxed);
+                stopped.push(*key);
             }
+        }
+        // A stopped search ends within a simulation or a network call.
+        while self.searches.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|s| stopped.contains(&s.0)) {
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 }
@@ -94,8 +103,10 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
                     while let Some(job) = queue.pop() {
                         let (key, stop) = running.add(&job.id, job.turn);
                         let a = answer(&job, client, &net, &mcts, &stop, &say);
-                        running.remove(key);
+                        // Said before it leaves the running list: a `terminate` waiting for
+                        // it is acknowledged after its answer.
                         say(a);
+                        running.remove(key);
                     }
                 });
             }
@@ -103,6 +114,11 @@ fn serve<G: HouseGame>(args: &AnalysisArgs, config: &Config) -> anyhow::Result<(
             while let Some(line) = lines.next_line() {
                 let line = match line {
                     Ok(l) if l.trim().is_empty() => continue,
+                    // JSON is UTF-8: a query with other bytes would come back rewritten.
+                    Ok(_) if lines.last_was_invalid_utf8() => {
+                        say(json!({ "id": null, "error": "the line is not UTF-8 text (a query is JSON, which is UTF-8); it was ignored" }));
+                        continue;
+                    }
                     Ok(l) => l,
                     Err(e) => {
                         say(json!({ "id": null, "error": e.to_string() }));
@@ -213,4 +229,19 @@ fn render<G>(job: &Job<G>, view: &MctsView, raw: &NetworkView, during: bool) -> 
         a["policy"] = json!(raw.policy);
     }
     a
+}
+
+#[derive(Args, Debug)]
+pub struct AnalysisArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The network (.jzm).
+    #[arg(long, value_name = "PATH")]
+    pub model: PathBuf,
+    /// Searches run at once (their network calls are batched together).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+    /// The game (default: the config's `game`).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }

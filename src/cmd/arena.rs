@@ -1,6 +1,9 @@
 //! `junglezero arena --a SPEC --b SPEC ...`
 
 use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
 
 use crate::arena::batched::{NetworkSearch, run_network_match};
 use crate::arena::journal::{GameLine, Journal, Plan};
@@ -8,6 +11,7 @@ use crate::arena::match_game::{ArenaGame, MatchGame};
 use crate::arena::play::{MatchOutcome, MatchSettings, run_match_skipping};
 use crate::arena::spec::PlayerSpec;
 use crate::arena::{forfeit_line, summary, summary_json};
+use crate::cli::{ConfigArgs, GameKind, MATCH_GAMES, SpecText, declared, parse_spec, parse_sprt};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::game::Reason;
@@ -15,7 +19,6 @@ use crate::store::write_output;
 use anyhow::Context;
 
 use super::progress::bar;
-use crate::cli::ArenaArgs;
 
 pub fn run(args: ArenaArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -186,4 +189,67 @@ fn report<G: MatchGame>(
         write_output(path, serde_json::to_string_pretty(&v)?.as_bytes(), args.force)?;
     }
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct ArenaArgs {
+    /// Player A, KIND:KEY=VALUE,...: alphabeta (depth=N, movetime=MS, nodes=N, hash=MB,
+    /// threads=N), mcts (model=PATH, sims=N, movetime=MS, cpuct=X, cpuctfactor=X, tactics=PLIES,
+    /// reuse=false), random, external (cmd="PROGRAM ARGS", depth=N, movetime=MS, nodes=N),
+    /// expectiminimax (the flip game: depth=N, movetime=MS, nodes=N); every kind also takes
+    /// tc=MOVES/SECONDS+INC, a game clock (e.g. tc=0/10+0.1). E.g. mcts:model=net.jzm,sims=64 or alphabeta:depth=4
+    #[arg(long, value_parser = parse_spec)]
+    pub a: SpecText,
+    /// Player B (the same forms as --a).
+    #[arg(long, value_parser = parse_spec)]
+    pub b: SpecText,
+    /// Keys for both players, before their own (cutechess's -each), e.g. tc=0/10+0.1 or
+    /// hash=64; a player's own key of the same name wins.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    pub each: Option<String>,
+    /// Games (whole pairs: each opening with both colours).
+    #[arg(long, default_value_t = MATCH_GAMES, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub games: u32,
+    /// Stop early when the sequential test decides, e.g. elo0=0,elo1=30,alpha=0.05,beta=0.05.
+    #[arg(long, value_parser = parse_sprt)]
+    pub sprt: Option<crate::arena::stats::Sprt>,
+    /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
+    #[arg(long, value_parser = declared::<usize>("arena.concurrency"))]
+    pub concurrency: Option<usize>,
+    /// Random plies of each opening (default: the config's arena.opening_plies).
+    #[arg(long)]
+    pub opening_plies: Option<usize>,
+    /// Write the result to a JSON file (`--json` is the old spelling).
+    #[arg(long = "json-out", alias = "json", value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write the games in PGN form.
+    #[arg(long, value_name = "PATH")]
+    pub games_out: Option<PathBuf>,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
+    /// Seed of the opening suite.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The openings (default: the shipped book of balanced openings, books/jungle-balanced.txt,
+    /// under the default rules): `random` for random ones of arena.opening_plies plies, or a
+    /// file: one a line (moves from the start, e.g. `a3a4 g7g6`, or a FEN, optionally followed
+    /// by `moves ...`) or PGN (a `[FEN]` tag sets the game's start); pair N plays opening N,
+    /// round and round.
+    #[arg(long, value_name = "FILE|random")]
+    pub openings: Option<PathBuf>,
+    /// The match's journal: every finished game is appended to FILE as it ends, and the same
+    /// command with the same FILE plays only the games it does not hold yet.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// Rule switches over the config's [rules] (the flip game: over its [flip_rules]).
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// The game (default: the config's `game`); flip-game players are expectiminimax:depth=N,
+    /// mcts:model=PATH,sims=N with a flip-game network, and random.
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

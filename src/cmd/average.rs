@@ -1,10 +1,12 @@
 //! `junglezero average`: one network from several of the same run, weight by weight (a
 //! uniform mean, or an exponential moving average from the oldest to the newest).
 
+use std::path::PathBuf;
+
+use clap::Args;
+
 use crate::nn::{device::parse_device, model::average, modelfile};
 use crate::store::events::now;
-
-use crate::cli::AverageArgs;
 
 pub fn run(args: AverageArgs) -> anyhow::Result<()> {
     crate::store::Outputs::new(&[&args.out], args.force)?;
@@ -48,4 +50,39 @@ pub fn run(args: AverageArgs) -> anyhow::Result<()> {
     modelfile::save_output(&args.out, &avg, &meta, args.force)?;
     println!("wrote {} ({}: {} networks, {})", args.out.display(), meta.id, args.models().len(), meta.model.describe());
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct AverageArgs {
+    /// The model files (.jzm), oldest first...
+    #[arg(value_name = "MODEL", required_unless_present = "model_flags", conflicts_with = "model_flags")]
+    pub models: Vec<PathBuf>,
+    /// ...or as `--model PATH`, repeated, oldest first.
+    #[arg(long = "model", id = "model_flags", value_name = "PATH")]
+    pub model_flags: Vec<PathBuf>,
+    /// Output model file.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// An exponential moving average from the oldest to the newest: each next network enters
+    /// with weight 1 - decay (default: the plain mean).
+    #[arg(long, value_parser = parse_decay)]
+    pub decay: Option<f64>,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl AverageArgs {
+    /// The model files, however they were given, oldest first.
+    pub fn models(&self) -> &[PathBuf] {
+        if self.model_flags.is_empty() { &self.models } else { &self.model_flags }
+    }
+}
+
+fn parse_decay(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(d) if (0.0..1.0).contains(&d) => Ok(d),
+        _ => Err(format!("'{s}' is not a number in [0, 1)")),
+    }
 }

@@ -2,14 +2,17 @@
 //! the config names; the endgame tables' and the alpha-beta engine's are Jungle's (`jungle/`).
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Instant;
 
+use clap::Subcommand;
+
+use crate::cli::{ConfigArgs, declared};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::pipeline::RunGame;
 
 use super::bench_game::BenchGame;
-use crate::cli::{BenchCommand, ConfigArgs};
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
@@ -31,11 +34,12 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             let c = super::load_config(&config)?;
             crate::with_game!(c.game, G => super::bench_nn::selfplay::<G>(seconds, &c))
         }
-        BenchCommand::Train { steps, agree, config } => {
+        BenchCommand::Train { steps, agree, run, config } => {
             let c = super::load_config(&config)?;
+            let run = run.as_deref();
             match agree {
-                Some(steps) => crate::with_game!(c.game, G => super::bench_nn::train_agree::<G>(steps, &c)),
-                None => crate::with_game!(c.game, G => super::bench_nn::train::<G>(steps, &c)),
+                Some(steps) => crate::with_game!(c.game, G => super::bench_nn::train_agree::<G>(steps, run, &c)),
+                None => crate::with_game!(c.game, G => super::bench_nn::train::<G>(steps, run, &c)),
             }
         }
         BenchCommand::Agree { positions, batch, model, half_reference, config } => {
@@ -122,4 +126,212 @@ fn bench_gate(draws: f64, trials: u32, args: &ConfigArgs) -> anyhow::Result<()> 
         writeln!(out, "{:>8.0} {:>10.3} {:>14.3} {:>10.1}", p.elo, p.promote, p.promote_by_sprt, p.games)?;
     }
     Ok(())
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Perft from the start position (or after --moves) on one thread; prints leaves per second.
+    Perft {
+        /// Perft depth.
+        #[arg(long, default_value_t = 6)]
+        depth: u32,
+        /// Runs (the best is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+        /// Rule switches, e.g. anti_chase=on.
+        #[arg(long)]
+        rules: Option<String>,
+        /// Moves played from the start position first (the history the rules read).
+        #[arg(long)]
+        moves: Option<String>,
+    },
+    /// Tree search without a network (uniform priors, zero value) from the alpha-beta bench
+    /// positions, all searches batched as in self-play: simulations per second and a signature
+    /// that changes only when search behaviour does.
+    Mcts {
+        /// Simulations per position.
+        #[arg(long, default_value_t = 20_000)]
+        sims: u32,
+        /// Runs (the best is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Raw batched network inference: evals/s and GFLOP/s for batch sizes 1 to 1024.
+    Nn {
+        /// Largest batch size (powers of two from 1).
+        #[arg(long, default_value_t = 1024)]
+        max_batch: usize,
+        /// Threads calling the network at once (sharing it), as self-play workers do.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Seconds per batch size.
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// The configured inference path (`hardware.device`: the fused CPU path, a GPU through
+    /// burn, or cuDNN) against burn on the CPU, with the same weights, over positions from
+    /// random games: the largest differences of policy logits and values, and how often the two
+    /// agree on the most likely move. Fails above half precision's tolerance.
+    Agree {
+        /// Positions compared.
+        #[arg(long, default_value_t = 2048)]
+        positions: usize,
+        /// Positions per forward pass.
+        #[arg(long, default_value_t = 256)]
+        batch: usize,
+        /// A model file (default: an untrained network of the config's shape).
+        #[arg(long, value_name = "PATH")]
+        model: Option<PathBuf>,
+        /// Test the NVIDIA path's arithmetic on the CPU instead of the configured device: the
+        /// CPU reference of what it computes in half precision (slow; no GPU needed).
+        #[arg(long)]
+        half_reference: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// MCTS as a player (protocol, `play`, `analyse`) with a network: simulations per second
+    /// from the alpha-beta bench positions for each threads x minibatch combination.
+    Player {
+        /// The network (.jzm).
+        #[arg(long, value_name = "PATH")]
+        model: PathBuf,
+        /// Simulations per position.
+        #[arg(long, default_value_t = 2000)]
+        sims: u32,
+        /// Combinations THREADSxMINIBATCH to time.
+        #[arg(long, value_delimiter = ',', default_value = "1x1,1x8,2x1,2x8")]
+        combos: Vec<String>,
+        /// Check each root with alpha-beta this many plies deep first (`mcts.play_tactics`;
+        /// 0: no check).
+        #[arg(long, default_value_t = 0, value_parser = declared::<u32>("mcts.play_tactics"))]
+        tactics: u32,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Alpha-beta with and without the endgame tables on 3-piece positions the tables know to
+    /// be long wins: wins kept, fastest wins played, nodes and time.
+    Tb {
+        /// The tables' folder (3 pieces at least).
+        #[arg(long, value_name = "DIR")]
+        tb: PathBuf,
+        /// Positions.
+        #[arg(long, default_value_t = 100)]
+        positions: usize,
+        /// Alpha-beta's depth.
+        #[arg(long, default_value_t = 8)]
+        depth: u32,
+        /// The shortest win sampled, in plies.
+        #[arg(long, default_value_t = 15)]
+        min_plies: u16,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Den races the network must search out: MCTS with and without its solver on 3-piece
+    /// positions the tables know to be long wins (the tables judge, MCTS does not see them):
+    /// wins kept, fastest wins, wins proven at the root.
+    Races {
+        /// The tables' folder (3 pieces at least).
+        #[arg(long, value_name = "DIR")]
+        tb: PathBuf,
+        /// The network (.jzm).
+        #[arg(long, value_name = "PATH")]
+        model: PathBuf,
+        /// Simulations per position.
+        #[arg(long, default_value_t = 800)]
+        sims: u32,
+        /// Positions.
+        #[arg(long, default_value_t = 100)]
+        positions: usize,
+        /// The shortest win sampled, in plies.
+        #[arg(long, default_value_t = 15)]
+        min_plies: u16,
+        /// Plies of the alpha-beta root check in the third row (`mcts.play_tactics`).
+        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=24))]
+        tactics: u32,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Play at a chosen strength, measured: the classical engine at each level of --elo
+    /// against the ladder's anchors (its depths 1 to --depths; depth 1 = 0) and the next level
+    /// up, from random openings, all rated together;
+    /// prints the requested against the measured Elo. Resumes from its folder like `tournament`.
+    Levels {
+        /// The levels (Elo), e.g. -300,0,300,600.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true, required = true)]
+        elo: Vec<i32>,
+        /// Games of each pairing.
+        #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+        games: u32,
+        /// The deepest anchor.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(2..=16))]
+        depths: u32,
+        /// Anchors each level plays: those rated nearest to it.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=16))]
+        opponents: u32,
+        /// The folder: the anchors' games, the levels' games and results.json.
+        #[arg(long = "out-dir", value_name = "DIR", default_value = "levels")]
+        out: PathBuf,
+        /// Write into a folder whose results.json is not this bench's (it is replaced).
+        #[arg(long)]
+        force: bool,
+        /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
+        #[arg(long, value_parser = declared::<u64>("arena.concurrency"))]
+        concurrency: Option<u64>,
+        /// Seed of the random openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Training samples per second for the configured net and the GPU-sized net.
+    Train {
+        /// Timed optimiser steps per net (after two warm-up steps).
+        #[arg(long, default_value_t = 10)]
+        steps: u32,
+        /// Instead of timing, train the configured net this many steps from one seed with the
+        /// fused tower and with burn's, and print how far apart the two loss curves run.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        agree: Option<u32>,
+        /// Draw the batches from this run's replay window as training does (augmentation and
+        /// targets included) instead of synthetic positions; the time a draw takes is printed.
+        #[arg(long, value_name = "DIR")]
+        run: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Self-play with the configured net for a fixed time, compared with raw batched inference
+    /// of the same net at the same batch size and number of calling threads.
+    Selfplay {
+        /// Seconds of self-play.
+        #[arg(long, default_value_t = 30.0)]
+        seconds: f64,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// The configured gate's promotion probability and games played as functions of the
+    /// candidate's true Elo difference (simulated matches).
+    Gate {
+        /// Draw ratio of the simulated games.
+        #[arg(long, default_value_t = 0.3)]
+        draws: f64,
+        /// Simulated matches per Elo difference.
+        #[arg(long, default_value_t = 4000)]
+        trials: u32,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Fixed-depth alpha-beta searches of a fixed set of positions; prints the total node
+    /// count (a signature of the search) and nodes per second.
+    Search {
+        /// Search depth for every position.
+        #[arg(long, default_value_t = 14)]
+        depth: u32,
+        /// Transposition table size in MiB (cleared before each position).
+        #[arg(long, default_value_t = 64)]
+        hash_mb: usize,
+    },
 }

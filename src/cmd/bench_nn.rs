@@ -97,12 +97,16 @@ pub fn selfplay<G: RunGame>(seconds: f64, config: &Config) -> anyhow::Result<()>
 /// `bench train --agree N`: the configured net trained `steps` steps from one seed with the
 /// fused tower (on the configured and a second instruction set) and with burn's (twice), on
 /// the same batches; prints the largest relative differences of the loss curves.
-pub fn train_agree<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
+pub fn train_agree<G: RunGame>(steps: u32, run: Option<&str>, config: &Config) -> anyhow::Result<()> {
     use crate::train::TowerKernels;
     use crate::train::bench::loss_curve;
     let device = parse_device(&config.hardware.device)?.autodiff();
     let b = config.train.batch_size;
-    let batches: Vec<_> = (1..=4).map(|k| crate::train::bench::synthetic_batch::<G>(&<G as RunGame>::rules(config), b + k)).collect();
+    let batches: Vec<_> = match run {
+        // Real data: up to 50 different batches of the run's window, then again.
+        Some(dir) => replay_batches::<G>(dir, config, b, (steps as usize).min(50))?.0,
+        None => (1..=4).map(|k| crate::train::bench::synthetic_batch::<G>(&<G as RunGame>::rules(config), b + k)).collect(),
+    };
     let curve_on = |tower, kernels| {
         let train = crate::train::TrainConfig { tower, ..config.train.clone() };
         loss_curve(&config.model, G::SHAPE, &train, kernels, &device, &batches, steps)
@@ -119,7 +123,8 @@ pub fn train_agree<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()
     // burn against itself: the yardstick for how far two runs of one path may drift.
     let burn_again = curve(TowerKernels::Burn)?;
     let mut out = std::io::stdout().lock();
-    let label = format!("agree net {} batch {b} tower {}: {steps} steps from seed 1", config.model.describe(), tower_name(config));
+    let data = run.map_or_else(|| "synthetic batches".to_string(), |d| format!("batches of {d}'s replay window"));
+    let label = format!("agree net {} batch {b} tower {}: {steps} steps from seed 1 on {data}", config.model.describe(), tower_name(config));
     writeln!(out, "{label}, loss {:.4} -> {:.4} (fused), {:.4} -> {:.4} (burn)", fused[0], fused[fused.len() - 1], burn[0], burn[burn.len() - 1])?;
     let other_name = format!("fused on {other:?} against fused");
     for (name, a, b) in [("fused against burn", &fused, &burn), ("burn against burn", &burn_again, &burn), (other_name.as_str(), &fused_other, &fused)] {
@@ -160,7 +165,7 @@ fn tower_name(config: &Config) -> String {
 
 /// Optimiser steps per second on synthetic batches for the configured net and the GPU-sized
 /// net, on the configured device.
-pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
+pub fn train<G: RunGame>(steps: u32, run: Option<&str>, config: &Config) -> anyhow::Result<()> {
     use crate::train::bench::{seconds_per_step, synthetic_batch};
     let device = parse_device(&config.hardware.device)?.autodiff();
     let b = config.train.batch_size;
@@ -169,7 +174,14 @@ pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
     if config.model != ModelConfig::gpu_sized() {
         shapes.push(("gpu-sized", ModelConfig::gpu_sized()));
     }
-    let batch = synthetic_batch::<G>(&<G as RunGame>::rules(config), b);
+    let batch = match run {
+        Some(dir) => {
+            let (mut batches, draw) = replay_batches::<G>(dir, config, b, 20)?;
+            writeln!(out, "batch of {b} drawn from {dir}'s replay window (augmentation and targets included): {:.2} ms", draw * 1e3)?;
+            batches.swap_remove(0)
+        }
+        None => synthetic_batch::<G>(&<G as RunGame>::rules(config), b),
+    };
     for (label, model) in shapes {
         let (per_step, t) = seconds_per_step(&model, G::SHAPE, &config.train, config.hardware.cpu_kernels, &device, &batch, steps)?;
         writeln!(
@@ -192,4 +204,34 @@ pub fn train<G: RunGame>(steps: u32, config: &Config) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// `count` batches of `size` drawn as training draws them (`train::batch::sample_batch`, seeded)
+/// from the replay window of the run at `dir` (its checkpoint's window; without a checkpoint,
+/// every shard), and the mean seconds of one draw.
+fn replay_batches<G: RunGame>(dir: &str, config: &Config, size: usize, count: usize) -> anyhow::Result<(Vec<crate::train::batch::Batch>, f64)> {
+    use anyhow::Context;
+    use rand::SeedableRng;
+
+    use crate::train::batch::{Targets, sample_batch};
+    use crate::train::replay::{ReplayWindow, load_shard};
+    let run = crate::store::run::RunDir::open(dir, "bench")?;
+    run.pull(None)?;
+    let paths: Vec<std::path::PathBuf> = match crate::train::checkpoint::read(&run.checkpoint_path()) {
+        Ok((meta, _, _)) => meta.window.iter().map(|rel| run.resolve(rel)).collect(),
+        Err(_) => run.shards(),
+    };
+    let rules = <G as RunGame>::rules(config);
+    let mut window = ReplayWindow::<G>::new();
+    for path in &paths {
+        window.push(load_shard::<G>(path, &rules).with_context(|| path.display().to_string())?.0);
+    }
+    anyhow::ensure!(!window.is_empty(), "{dir}: no games in its replay window");
+    let c = &config.train;
+    let targets = Targets { mirror: c.mirror, q_ratio: c.value_q_ratio, opponent_policy: config.model.opponent_policy };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let start = std::time::Instant::now();
+    let batches =
+        (0..count.max(1)).map(|_| sample_batch(&window, &rules, size, targets, &mut rng)).collect::<Option<Vec<_>>>().context("the window gave no batch")?;
+    Ok((batches, start.elapsed().as_secs_f64() / count.max(1) as f64))
 }

@@ -6,15 +6,18 @@
 //! balanced they played.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
 
 use crate::arena::journal::GameLine;
 use crate::arena::openings::random_openings;
+use crate::cli::{ConfigArgs, GameKind, SpecText, declared, parse_spec};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use anyhow::Context;
 
 use super::tournament::{Schedule, play};
-use crate::cli::BookArgs;
 
 pub fn run(args: BookArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -152,4 +155,46 @@ mod tests {
         assert_eq!(balanced(&[judge_a.clone(), judge_b], 3), vec![0, 1, 2]);
         assert!((share(&judge_a, &[0, 1]) - 0.75).abs() < 1e-12);
     }
+}
+
+#[derive(Args, Debug)]
+pub struct BookArgs {
+    /// Who judges the openings (as `arena --a` takes them), each playing itself; a player that
+    /// chooses at random (`temp=`) gives each game of an opening its own course.
+    #[arg(long, num_args = 1.., required = true, value_parser = parse_spec)]
+    pub players: Vec<SpecText>,
+    /// Random openings judged.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub candidates: u32,
+    /// Plies of each opening.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=40))]
+    pub plies: u32,
+    /// Games each player plays from each opening (rounded up to an even number): one number
+    /// for every player, or one a player (`4,2`: a player that always plays the same game
+    /// needs only a pair, with the colours swapped).
+    #[arg(long, value_delimiter = ',', default_value = "4", value_parser = clap::value_parser!(u32).range(2..=1000))]
+    pub games: Vec<u32>,
+    /// Openings kept: those whose first player scores nearest 50 %.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub keep: u32,
+    /// The book (a new file unless --force).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The games played so far, one journal a player (the same command resumes from it).
+    #[arg(long, value_name = "DIR", default_value = "book-games")]
+    pub work_dir: PathBuf,
+    /// Replace an existing book.
+    #[arg(long)]
+    pub force: bool,
+    /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
+    #[arg(long, value_parser = declared::<u64>("arena.concurrency"))]
+    pub concurrency: Option<u64>,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The game (default: the config's `game`).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

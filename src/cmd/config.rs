@@ -2,10 +2,10 @@
 
 use std::io::Write;
 
+use clap::Subcommand;
+
 use crate::config::Config;
 use crate::config::doc::{documented_defaults, settings};
-
-use crate::cli::ConfigCommand;
 
 pub fn run(cmd: ConfigCommand) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
@@ -22,9 +22,31 @@ pub fn run(cmd: ConfigCommand) -> anyhow::Result<()> {
                     (Some((lo, hi)), true) => format!("each {lo} to {hi}"),
                     (None, _) => String::new(),
                 };
-                writeln!(out, "{:<40} {:<10} {:<14} {:<22} {:<14} {}", s.key(), s.ty, default, range, s.option.unwrap_or(""), s.help)?;
+                writeln!(out, "{:<40} {:<10} {:<14} {:<22} {:<14} {}", s.key(), kind_of(s.ty), default, range, s.option.unwrap_or(""), s.help)?;
             }
         }
     }
     Ok(())
+}
+
+/// A setting's type as a user reads it: the Rust type of its declaration in words.
+fn kind_of(ty: &str) -> &'static str {
+    match ty.trim() {
+        "u8" | "u16" | "u32" | "u64" | "usize" => "count",
+        "i8" | "i16" | "i32" | "i64" => "integer",
+        "f32" | "f64" => "number",
+        "bool" => "on/off",
+        "String" => "text",
+        t if t.starts_with("Vec<") || t.starts_with('[') => "list",
+        // The enums: one of the words the help names.
+        _ => "choice",
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Every setting: key, type, default, range, the protocol option that sets it, and its help.
+    Keys,
+    /// The default config with every key's help (what configs/default.toml holds).
+    Defaults,
 }

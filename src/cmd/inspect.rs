@@ -2,12 +2,13 @@
 //! --out MODEL`: an export back into a model file.
 
 use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
 
 use crate::nn::device::parse_device;
 use crate::nn::modelfile;
 use burn::module::Module;
-
-use crate::cli::{ImportArgs, InspectArgs};
 
 pub fn import(args: ImportArgs) -> anyhow::Result<()> {
     // Checked before the weights are read, and again as the file is placed.
@@ -55,4 +56,38 @@ pub fn run(args: InspectArgs) -> anyhow::Result<()> {
     writeln!(out, "trained:     {} optimiser steps; {} games in the run (self-play and teacher) when written", meta.train_steps, meta.games)?;
     writeln!(out, "written:     {created}")?;
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The weights (X.safetensors); the description X.json must be beside them.
+    #[arg(value_name = "WEIGHTS")]
+    pub weights: PathBuf,
+    /// The model file to write (.jzm); an existing file is refused unless --force.
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    /// The model file (.jzm)...
+    #[arg(value_name = "MODEL", required_unless_present = "model_flag", conflicts_with = "model_flag")]
+    pub model_pos: Option<PathBuf>,
+    /// ...or as `--model PATH`, as the other commands take it.
+    #[arg(long = "model", id = "model_flag", value_name = "PATH")]
+    pub model_flag: Option<PathBuf>,
+    /// Print it as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl InspectArgs {
+    /// The model file, however it was given.
+    pub fn model(&self) -> &std::path::Path {
+        self.model_flag.as_deref().or(self.model_pos.as_deref()).unwrap_or(std::path::Path::new(""))
+    }
 }

@@ -12,6 +12,7 @@ pub mod bench_levels;
 pub mod bench_nn;
 pub mod bench_player;
 pub mod book;
+pub mod commands;
 pub mod config;
 pub mod export;
 pub mod flip;

@@ -3,10 +3,11 @@
 use std::io::Write;
 use std::time::Instant;
 
+use clap::Args;
+
+use crate::cli::{ConfigArgs, GameKind, PositionArgs};
 use crate::config::Config;
 use crate::entries::HouseGame;
-
-use crate::cli::PerftArgs;
 
 pub fn run(args: PerftArgs) -> anyhow::Result<()> {
     // No network runs here, so the device is not opened.
@@ -37,4 +38,22 @@ fn perft<G: HouseGame>(args: &PerftArgs, config: &Config) -> anyhow::Result<()> 
 /// Leaves per second, rounded; 0 when no time was measurable.
 pub fn rate(nodes: u64, secs: f64) -> u64 {
     if secs > 0.0 { (nodes as f64 / secs).round() as u64 } else { 0 }
+}
+
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    /// Number of plies.
+    pub depth: u32,
+    /// The game (default: the config's `game`): Jungle, or the 4×4 flip game (its position
+    /// string in --fen, its rule switches in --rules, e.g. setup=own_half).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Print the count below each root move.
+    #[arg(long)]
+    pub divide: bool,
+    /// The rules' base (`[rules]`, `[flip_rules]`) and the game come from the config.
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

@@ -1,11 +1,14 @@
 //! `junglezero play`: a game against the engine in the terminal, in either game.
 
 use std::io::{BufRead, Write};
+use std::path::PathBuf;
 
 use anyhow::Context;
+use clap::Args;
 
 use crate::arena::match_game::ArenaGame;
 use crate::arena::spec::PlayerSpec;
+use crate::cli::{Colour, ConfigArgs, GameKind, PositionArgs};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::game::{Seat, Turn};
@@ -14,8 +17,6 @@ use crate::store::caps;
 use crate::store::lines::{CappedLines, TooLong};
 
 use rand::{RngExt, SeedableRng};
-
-use crate::cli::{Colour, EngineKind, PlayArgs};
 
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -92,7 +93,9 @@ fn play<G: HouseGame>(args: &PlayArgs, config: &Config) -> anyhow::Result<()> {
             Ok(line) => line,
             // Nobody types a line of a megabyte: the input is not a player's, and reading on
             // would only print this again.
-            Err(too_long) => anyhow::bail!("input: a line longer than {}; play reads one move or command a line", crate::store::human_bytes(too_long.cap as u64)),
+            Err(too_long) => {
+                anyhow::bail!("input: a line longer than {}; play reads one move or command a line", crate::store::human_bytes(too_long.cap as u64))
+            }
         };
         match line.trim() {
             "" => {}
@@ -159,4 +162,39 @@ fn sorted_moves<M: std::fmt::Display>(moves: &[M]) -> String {
     let mut v: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
     v.sort();
     v.join(" ")
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineKind {
+    Alphabeta,
+    Mcts,
+}
+
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The engine to play against: the game's classical engine (alpha-beta; the flip game's
+    /// expectiminimax), or MCTS with --model (the default when --model is given).
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
+    /// A network (a .jzm file): the engine is MCTS with it.
+    #[arg(long, value_name = "PATH", required_if_eq("engine", "mcts"))]
+    pub model: Option<PathBuf>,
+    /// Play against the classical engine held to this level of the Elo scale (alpha-beta depth
+    /// 1 = 0; see `alphabeta:elo=`), instead of its full strength.
+    #[arg(long, value_name = "E", allow_hyphen_values = true, conflicts_with_all = ["model", "engine"])]
+    pub elo: Option<i32>,
+    /// Engine thinking time per move in milliseconds (at most a day).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub movetime: u64,
+    /// The colour you play (the flip game: red is the first player, blue the second).
+    #[arg(long, value_enum, default_value = "red")]
+    pub human: Colour,
+    /// The game (default: the config's `game`). The flip game's engine is expectiminimax; its
+    /// --fen takes the flip position string, --rules its switches.
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }

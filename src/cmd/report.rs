@@ -1,8 +1,8 @@
 //! `junglezero report`: the run report from a run directory's metrics and models.
 
-use crate::store::run::RunDir;
+use clap::Args;
 
-use crate::cli::ReportArgs;
+use crate::store::run::RunDir;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let run = RunDir::open(&args.run, "report")?;
@@ -14,4 +14,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         None => println!("report written to {}", path.display()),
     }
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
 }

@@ -4,13 +4,14 @@
 use std::io::Write;
 use std::time::Duration;
 
+use clap::Args;
+
 use crate::arena::match_game::ArenaGame;
+use crate::cli::{ConfigArgs, GameKind, PositionArgs};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::game::Turn;
 use crate::player::Limits;
-
-use crate::cli::SearchArgs;
 
 pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -55,4 +56,25 @@ fn limits(args: &SearchArgs) -> Limits {
             .filter(|_| args.movetime.is_some() || (args.depth.is_none() && args.nodes.is_none())),
         ..Limits::default()
     }
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Search to this depth (1 to 88).
+    #[arg(long, conflicts_with_all = ["movetime", "nodes"], value_parser = clap::value_parser!(u32).range(1..=88))]
+    pub depth: Option<u32>,
+    /// Search for this many milliseconds, at most a day (the default is 2000 when no limit is
+    /// given).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub movetime: Option<u64>,
+    /// Search this many nodes (at most 10^12).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
+    pub nodes: Option<u64>,
+    /// The game (default: the config's `game`); the flip game is searched by expectiminimax.
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }

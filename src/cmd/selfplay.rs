@@ -1,15 +1,18 @@
 //! `junglezero selfplay (--model PATH | --random-init) --games N --out-dir DIR`
 
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use clap::Args;
+
+use crate::cli::{ConfigArgs, ModelChoice};
 use crate::config::Config;
 use crate::pipeline::RunGame;
 use crate::selfplay::shards::ShardWriter;
 use crate::selfplay::{Counters, RunOptions, run as run_selfplay};
 
 use super::progress::{bar, per_sec};
-use crate::cli::SelfplayArgs;
 
 pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     if let Some(run) = &args.run {
@@ -92,4 +95,27 @@ fn play_out<G: RunGame>(args: &SelfplayArgs, config: &Config, out: &std::path::P
         println!("inference server: {} network calls, mean batch {:.1}", server.calls.load(Ordering::Relaxed), server.mean_batch());
     }
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct SelfplayArgs {
+    #[command(flatten)]
+    pub network: ModelChoice,
+    /// Number of games.
+    #[arg(long)]
+    pub games: u64,
+    /// Directory for the game shards (with --model or --random-init; `--out` is the old
+    /// spelling).
+    #[arg(long = "out-dir", alias = "out", value_name = "DIR", conflicts_with = "run")]
+    pub out: Option<PathBuf>,
+    /// A training run (a directory or an object-store URL such as s3://bucket/run): play with
+    /// its current best network into its games/ (several self-play processes, on any number of
+    /// machines, may feed one trainer this way).
+    #[arg(long, value_name = "DIR|URL", conflicts_with_all = ["model", "random_init"])]
+    pub run: Option<String>,
+    /// Random seed (default: from the clock; printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

@@ -1,15 +1,16 @@
 //! `junglezero serve [--model FILE] [--run DIR] [--port N] [--host ADDR]`
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
+use clap::Args;
 
+use crate::cli::ConfigArgs;
 use crate::nn::NetEvaluator;
 use crate::registry::GameName;
 use crate::serve::{ServeState, serve};
-
-use crate::cli::ServeArgs;
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -46,4 +47,27 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         std::io::stdout().flush()?;
         serve(listener, state).await.context("the server failed")
     })
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// A network (.jzm) to play and analyse with; without one only alpha-beta is offered.
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<PathBuf>,
+    /// A run whose report/ the page links to: a directory or an object-store URL (its report
+    /// is fetched once, at the start).
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: Option<String>,
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Address to listen on. Anything but a loopback address lets other machines search on
+    /// this one.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Searches that may run at once (each uses one core).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub searches: u16,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

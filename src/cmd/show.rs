@@ -2,11 +2,12 @@
 
 use std::io::Write;
 
+use clap::Args;
+
+use crate::cli::{ConfigArgs, GameKind, PositionArgs};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::game::Turn;
-
-use crate::cli::ShowArgs;
 
 pub fn run(args: ShowArgs) -> anyhow::Result<()> {
     // No network runs here, so the device is not opened.
@@ -33,4 +34,17 @@ fn show<G: HouseGame>(args: &ShowArgs, config: &Config) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// The game (default: the config's `game`): Jungle, or the 4×4 flip game (its position
+    /// string in --fen).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+    /// The rules' base (`[rules]`, `[flip_rules]`) and the game come from the config.
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

@@ -9,6 +9,9 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use std::path::PathBuf;
+
+use clap::Args;
 
 use crate::arena::bt::{PairResult, Rating, fit};
 use crate::arena::journal::{GameLine, Journal, Plan};
@@ -16,13 +19,13 @@ use crate::arena::match_game::{ArenaGame, MatchGame};
 use crate::arena::openings::{Opening, openings_from_text};
 use crate::arena::play::{MatchSettings, run_match_skipping};
 use crate::arena::spec::PlayerSpec;
+use crate::cli::{ConfigArgs, GameKind, MATCH_GAMES, SpecText, declared, parse_spec, parse_sprt};
 use crate::config::Config;
 use crate::entries::HouseGame;
 use crate::store::{self, caps};
 use anyhow::Context;
 
 use super::progress::bar;
-use crate::cli::TournamentArgs;
 
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     let config = super::load_config(&args.config)?;
@@ -340,4 +343,55 @@ pub fn results(dir: &Path, names: &[String], games: &[GameLine]) -> anyhow::Resu
     store::write_output(&dir.join("results.json"), serde_json::to_string_pretty(&json)?.as_bytes(), true)?;
     writeln!(out, "\n{} games; ratings anchored at {} = 0; results in {}", games.len(), names[0], dir.join("results.json").display())?;
     Ok(ratings)
+}
+
+#[derive(Args, Debug)]
+pub struct TournamentArgs {
+    /// The players (as `arena --a` takes them), at least two.
+    #[arg(long, num_args = 2.., required = true, value_parser = parse_spec)]
+    pub players: Vec<SpecText>,
+    /// Keys for every player, before its own (cutechess's -each), e.g. tc=0/10+0.1; a
+    /// player's own key of the same name wins.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    pub each: Option<String>,
+    /// Games of each pairing (rounded up to whole pairs of games with the colours swapped).
+    #[arg(long, default_value_t = MATCH_GAMES, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub games: u32,
+    /// Only the first player against each of the others.
+    #[arg(long)]
+    pub gauntlet: bool,
+    /// Only these pairings, by the players' numbers from 1 (e.g. `1-2,2-3,1-4`), instead of a
+    /// round robin.
+    #[arg(long, value_name = "I-J,...", conflicts_with = "gauntlet")]
+    pub pairings: Option<String>,
+    /// End each pairing early once the sequential test decides it (as `arena --sprt`; for a
+    /// gauntlet: whether the first player is stronger than each other by elo1, not by elo0).
+    #[arg(long, value_parser = parse_sprt)]
+    pub sprt: Option<crate::arena::stats::Sprt>,
+    /// Games played at once (0: one per CPU core; default: the config's arena.concurrency).
+    #[arg(long, value_parser = declared::<u64>("arena.concurrency"))]
+    pub concurrency: Option<u64>,
+    /// The tournament's folder: its settings, every finished game (one line each) and the
+    /// results. The same command on the same folder resumes. (`--out` is the old spelling.)
+    #[arg(long = "out-dir", alias = "out", value_name = "DIR", default_value = "tournament")]
+    pub out: PathBuf,
+    /// Write into a folder whose results.json is not this tournament's (it is replaced).
+    #[arg(long)]
+    pub force: bool,
+    /// Seed of the random openings (each pairing's games start from the same openings).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The openings (default: the shipped book of balanced openings under the default rules):
+    /// `random` for random ones of arena.opening_plies plies, or a file as `arena --openings`
+    /// reads it; pair N of each pairing plays opening N, round and round.
+    #[arg(long, value_name = "FILE|random")]
+    pub openings: Option<PathBuf>,
+    /// Rule switches over the config's.
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// The game (default: the config's `game`).
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use clap::Args;
+
+use crate::cli::ConfigArgs;
 use crate::config::Config;
 use crate::pipeline::{Pipeline, PipelineError, RunGame};
 use crate::selfplay::stage::play_into_run;
@@ -11,7 +14,6 @@ use crate::store::run::RunDir;
 use indicatif::ProgressBar;
 
 use super::progress::bar;
-use crate::cli::{DumpArgs, LearnArgs, RunArgs, TrainArgs};
 
 /// One progress bar per stage, replaced when the stage changes. When stderr is not a terminal
 /// (bars hidden), a progress line is logged every 30 s instead.
@@ -285,4 +287,66 @@ fn selfplay_game<G: RunGame>(spec: &str, run: &RunDir, config: &Config, games: u
     let s = s?;
     println!("selfplay games {} moves {} evals {} time {:.1} s", s.games, s.moves, s.evals, s.seconds);
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The run: a directory (default: checkpoints/<config name>) or an object-store URL
+    /// (s3://bucket/prefix, gs://…, az://…, memory://). An existing run resumes.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Rebuild a missing, unreadable or outdated trainer checkpoint from the run's newest
+    /// network and its shards (the optimiser starts afresh) instead of refusing the run.
+    #[arg(long)]
+    pub rebuild: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LearnArgs {
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
+    /// Create the run from this config if it does not exist yet (otherwise the run's snapshot
+    /// is used).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Train only when at least this many new games are waiting (otherwise exit at once).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub min_games: u64,
+    /// Override one setting of the run's config (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Rebuild a missing, unreadable or outdated trainer checkpoint from the run's newest
+    /// network and its shards (the optimiser starts afresh) instead of refusing the run.
+    #[arg(long)]
+    pub rebuild: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
+    /// Override one setting of the run's config (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct DumpArgs {
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
+    /// Dump the newest N shards (default: the shards of the trainer's replay window).
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// The .npz file to write; its sidecar is the same name with .json.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Replace existing output files (a symbolic link is replaced itself; what it points to is
+    /// never written). Without it an existing file is refused.
+    #[arg(long)]
+    pub force: bool,
 }

@@ -1,6 +1,8 @@
 //! `junglezero uci`: the text protocol on stdin/stdout.
 
-use crate::cli::UciArgs;
+use clap::Args;
+
+use crate::cli::{ConfigArgs, GameKind};
 
 pub fn run(args: UciArgs) -> anyhow::Result<()> {
     let mut config = super::load_config(&args.config)?;
@@ -9,4 +11,14 @@ pub fn run(args: UciArgs) -> anyhow::Result<()> {
     }
     crate::protocol::serve_stdio(config);
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct UciArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The game to start with (default: the config's `game`); `setoption name UCI_Variant
+    /// value jungle|flip` switches it during a session.
+    #[arg(long, value_enum)]
+    pub game: Option<GameKind>,
 }

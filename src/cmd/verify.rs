@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::cli::VerifyArgs;
+use clap::Args;
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
     let run = crate::store::run::RunDir::open(&args.run, "verify")?;
@@ -41,4 +41,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         anyhow::bail!("{}: {} problem(s); the first: {}", args.run, a.problems.len(), a.problems[0]);
     }
     Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The run: a directory or an object-store URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run: String,
+    /// Print the findings as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }

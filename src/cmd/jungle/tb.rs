@@ -1,7 +1,11 @@
 //! `junglezero tb build|probe|score`: endgame tablebases (see `crate::tb`).
 
 use std::io::Write;
+use std::path::PathBuf;
 
+use clap::Subcommand;
+
+use crate::cli::ConfigArgs;
 use crate::entries::HouseGame;
 use crate::game::Encode;
 use crate::jungle::{JungleGame, Rules};
@@ -12,7 +16,6 @@ use crate::store::{Outputs, caps};
 use crate::tb::generate::{Built, build_dir};
 use crate::tb::{Material, Tablebase};
 
-use crate::cli::{ConfigArgs, TbCommand};
 use crate::cmd::progress::bar;
 
 pub fn run(cmd: TbCommand) -> anyhow::Result<()> {
@@ -137,4 +140,68 @@ fn summary(built: &[Built], rules: &Rules, dir: &std::path::Path) -> anyhow::Res
     let kept = built.iter().filter(|b| b.reused).count();
     writeln!(out, "rules {rules}; tables in {}{}", dir.display(), if kept > 0 { format!(" ({kept} kept from an earlier build)") } else { String::new() })?;
     Ok(())
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TbCommand {
+    /// Computes by retrograde analysis the exact result and distance of every position with up
+    /// to N pieces (or of the materials given and what their captures reach), one file per
+    /// material; tables already in the folder are kept, so a build resumes.
+    Build {
+        /// Every material with up to this many pieces (2 and 3 take seconds; all of 4, 854
+        /// tables, about half an hour on two cores: or name 4-piece materials with --material).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(2..=4))]
+        pieces: Option<u8>,
+        /// Materials, e.g. ER-l,LT-r (Red's animals, a dash, Blue's; letters R C D W P T L E).
+        #[arg(long, value_delimiter = ',')]
+        material: Vec<String>,
+        /// Rule switches over the config's [rules] (the tables depend on the capture switches;
+        /// e.g. icga2014).
+        #[arg(long)]
+        rules: Option<String>,
+        /// The tables' folder (`--tb`, as the other table commands name it; `--out` is the old
+        /// spelling).
+        #[arg(long = "tb", alias = "out", value_name = "DIR")]
+        out: PathBuf,
+        /// Write what was built (per material: positions, wins, draws, losses, longest win,
+        /// seconds, bytes) as a JSON file (`--json` is the old spelling).
+        #[arg(long = "json-out", alias = "json", value_name = "PATH")]
+        json: Option<PathBuf>,
+        /// Replace an existing --json-out file (a symbolic link is replaced itself).
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Reads one FEN a line on stdin and prints one line each: `win N`, `loss N` or `draw`
+    /// for the side to move (N plies to the end with best play), or `error: ...`.
+    Probe {
+        /// The tables' folder.
+        #[arg(long, value_name = "DIR")]
+        tb: PathBuf,
+        /// Rule switches over the config's [rules] (must be those the tables were built for).
+        #[arg(long)]
+        rules: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Measures networks against the tables: on the fixed sample of 512 two- and three-piece
+    /// positions the training report uses, the share whose most likely win/draw/loss class is
+    /// the exact one, and the mean distance between the network's value and the exact value.
+    Score {
+        /// The tables' folder.
+        #[arg(long, value_name = "DIR")]
+        tb: PathBuf,
+        /// The networks (.jzm), one line each...
+        #[arg(value_name = "MODEL", required_unless_present = "model_flags", conflicts_with = "model_flags")]
+        models: Vec<PathBuf>,
+        /// ...or as `--model PATH`, repeated.
+        #[arg(long = "model", id = "model_flags", value_name = "PATH")]
+        model_flags: Vec<PathBuf>,
+        /// Rule switches over the config's [rules] (must be those the tables were built for).
+        #[arg(long)]
+        rules: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
 }
