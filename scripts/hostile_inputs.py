@@ -185,6 +185,59 @@ def third_round(b, model, tmp):
     }
 
 
+def fourth_round(b, model, tmp):
+    """The fourth round's cases: one NaN weight in an export, a network too large for the
+    machine, a run's metrics file as a link or a FIFO, a run whose promoted network is gone,
+    duplicate and out-of-range spec numbers, an endless `play` line, a flip engine left searching
+    at the end of its input, a huge MCTS budget. A case starting with "stdin=PATH" reads PATH."""
+    d = tmp / "fourth"
+    d.mkdir()
+    subprocess.run([b, "export", "--model", model, "--out", str(d / "net.safetensors")], check=True, capture_output=True)
+    raw = bytearray((d / "net.safetensors").read_bytes())
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    # The second weight of the tensor: f32::max used to drop a NaN that other weights follow.
+    at = 8 + n + header["value_fc2.weight"]["data_offsets"][0] + 4
+    raw[at:at + 4] = __import__("struct").pack("<f", float("nan"))
+    (d / "nan.safetensors").write_bytes(raw)
+    (d / "nan.json").write_bytes((d / "net.json").read_bytes())
+    smoke = str(ROOT / "configs/smoke.toml")
+    linked, fifo_run, gone = d / "linked", d / "fifo-run", d / "gone"
+    linked.mkdir()
+    (d / "outside.txt").write_text("mine\n")
+    (linked / "metrics.jsonl").symlink_to(d / "outside.txt")
+    fifo_run.mkdir()
+    os.mkfifo(fifo_run / "metrics.jsonl")
+    subprocess.run([b, "train", "--config", smoke, "--run", str(gone), "--set", "train.iterations=2", "--set", "gate.enabled=false"], check=True, capture_output=True)
+    for f in (gone / "models").iterdir():
+        if f.name != "gen-0000.jzm":
+            f.unlink()
+    flip_eof = d / "flip-eof.txt"
+    flip_eof.write_text("position startpos\ngo infinite\n")
+    huge_budget = d / "huge-budget.txt"
+    huge_budget.write_text(f"setoption name Engine value mcts\nsetoption name Model value {model}\ngo nodes 4294967295\n")
+    return {
+        "fourth round: networks, runs and specs": [
+            ["refuse", "import", str(d / "nan.safetensors"), "--out", str(d / "nan.jzm")],
+            ["refuse", "train", "--run", str(d / "huge"), "--set", "model.blocks=64", "--set", "model.channels=1024", "--set", "train.batch_size=65536"],
+            ["refuse", "train", "--config", smoke, "--run", str(linked), "--set", "train.iterations=1"],
+            ["refuse", "train", "--config", smoke, "--run", str(fifo_run), "--set", "train.iterations=1"],
+            ["refuse", "verify", "--run", str(gone)],
+            ["refuse", "search", "--depth", "1", "--set", "game=chess"],
+            ["refuse", "arena", "--a", "random", "--b", "alphabeta:depth=3,depth=4", "--games", "2"],
+            ["refuse", "arena", "--a", "random", "--b", "random", "--games", "2", "--each", "tc=0/5+0,tc=0/9+0"],
+            ["refuse", "arena", "--a", "random", "--b", "alphabeta:depth=99999999999999999999", "--games", "2"],
+            ["refuse", "arena", "--a", "random", "--b", "mcts:model=x.jzm,sims=99999999999", "--games", "2"],
+            ["refuse", "arena", "--a", "random", "--b", "random:tc=99999999999/10+0", "--games", "2"],
+        ],
+        "fourth round: input that never ends": [
+            ["stdin=/dev/zero", "refuse", "play", "--movetime", "100"],
+            [f"stdin={flip_eof}", "uci", "--game", "flip"],
+            [f"stdin={huge_budget}", "uci", "--set", "mcts.play_tree_mb=64"],
+        ],
+    }
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=str(ROOT / "target/release/junglezero"))
@@ -206,6 +259,7 @@ def main():
     link.symlink_to(tmp / "target.json")
     huge_fen = "7/" * 40000 + " w 0 1"
     third = third_round(b, args.model, tmp)
+    fourth = fourth_round(b, args.model, tmp)
     cases = {
         "FEN and moves (search, show)": [
             ["show", "--fen", ""], ["show", "--fen", "7/7/7/7/7/7/7/7/7 w 0 1"], ["show", "--fen", "3R3/7/7/7/7/7/7/7/3r3 w 0 1"],
@@ -243,11 +297,15 @@ def main():
         ],
     }
     cases.update(third)
+    cases.update(fourth)
     total, failed = 0, 0
     rows_all = {}
     for surface, argvs in cases.items():
         rows = []
         for argv in argvs:
+            # ("stdin=PATH", ...): the command reads PATH.
+            given = argv[0][len("stdin="):] if argv[0].startswith("stdin=") else None
+            argv = argv[1:] if given else argv
             # ("refuse", argv): the command must refuse (exit 0 means it accepted what it must not).
             must_refuse = argv[0] == "refuse"
             argv = argv[1:] if must_refuse else argv
@@ -255,7 +313,7 @@ def main():
                 # Something must read the FIFO for the writer to finish.
                 reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.DEVNULL)
             # `tb probe` probes a position the damaged tables hold.
-            probe = str(tmp / "third" / "probe.txt") if argv[:2] == ["tb", "probe"] else None
+            probe = str(tmp / "third" / "probe.txt") if argv[:2] == ["tb", "probe"] else given
             code, out, err, secs, peak = run(b, argv, stdin=probe)
             verdict = judge_refusal(code, err)
             if must_refuse and code == 0:

@@ -57,9 +57,10 @@ pub fn check_memory_within(key: &str, bytes: u128, total: Option<u64>) -> Result
 /// "`what` needs about X of memory; this machine has Y".
 pub fn check_memory_of(key: &str, what: &str, bytes: u128) -> Result<(), ConfigError> {
     match physical_memory() {
-        Some(total) if bytes > u128::from(total) => {
-            Err(ConfigError::Invalid { key: key.into(), message: format!("{what} needs about {} of memory; this machine has {}", gib(bytes), gib(u128::from(total))) })
-        }
+        Some(total) if bytes > u128::from(total) => Err(ConfigError::Invalid {
+            key: key.into(),
+            message: format!("{what} needs about {} of memory; this machine has {}", gib(bytes), gib(u128::from(total))),
+        }),
         _ => Ok(()),
     }
 }

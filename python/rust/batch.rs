@@ -126,13 +126,25 @@ impl Batch {
     /// that is over or is to be left as it is). Every action is checked before any is
     /// played, so a bad one changes nothing.
     fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+        const SKIP: i64 = -1;
         let n = self.games.len();
-        let actions = bytes_of(actions, "<i8", n, "step: one action per game")?;
+        // Integers only: numpy would truncate 1.7 to action 1 without a word.
+        let array = py.import("numpy")?.call_method1("asarray", (actions,)).map_err(|e| fail(format!("step: {e}")))?;
+        let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+        let size: usize = array.getattr("size")?.extract()?;
+        if size > 0 && kind != "i" && kind != "u" {
+            let dtype: String = array.getattr("dtype")?.str()?.extract()?;
+            return Err(fail(format!("step: actions are integers, not {dtype} values")));
+        }
+        let actions = bytes_of(&array, "<i8", n, "step: one action per game")?;
         let actions: Vec<i64> = actions.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
         let plies = self.with_games(py, |games, rng| {
             for (i, (g, &a)) in games.iter().zip(&actions).enumerate() {
-                if a < 0 {
+                if a == SKIP {
                     continue;
+                }
+                if a < 0 {
+                    return Err(format!("game {i}: action {a}: -1 leaves a game as it is, and actions are 0 and up"));
                 }
                 if g.current_player() == TERMINAL {
                     return Err(format!("game {i} is over; give it action -1 or reset it"));
@@ -143,7 +155,7 @@ impl Batch {
             }
             let mut plies = 0;
             for (g, &a) in games.iter_mut().zip(&actions) {
-                if a >= 0 && g.apply_action(a).is_ok() {
+                if a != SKIP && g.apply_action(a).is_ok() {
                     plies += 1;
                     Batch::settle(g.as_mut(), rng);
                 }

@@ -37,7 +37,14 @@ def test_a_bad_action_changes_no_game():
         batch.step([good, good, 9999, good])
     with pytest.raises(jz.JungleZeroError):
         batch.step([good, good])
+    # Only -1 leaves a game as it is; a float is not an action (1.7 is not action 1).
+    with pytest.raises(jz.JungleZeroError, match="-1 leaves a game"):
+        batch.step([good, -5, good, good])
+    with pytest.raises(jz.JungleZeroError, match="integers"):
+        batch.step(np.array([good, good, good, good], dtype=np.float64) + 0.7)
     assert [batch.state(i).to_fen() for i in range(4)] == before
+    batch.step([good, -1, -1, -1])
+    assert batch.state(0).to_fen() != before[0] and batch.state(1).to_fen() == before[1]
 
 
 def test_random_playouts_finish_games():

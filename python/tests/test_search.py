@@ -37,6 +37,15 @@ def test_mcts_with_the_shipped_network(jungle_model):
         assert abs(sum(r.wdl) - 1) < 1e-3
 
 
+def test_a_huge_budget_stops_at_the_tree_memory(jungle_model):
+    # sims=2**32-1 grew without bound; the tree's memory cap (here 16 MiB) ends it.
+    net = jz.Network(str(jungle_model))
+    m = jz.Mcts(net, sims=2**32 - 1, set=["mcts.play_tree_mb=16"])
+    r = m.search(jz.Game().new_initial_state())
+    assert r["best"] is not None
+    assert 1000 < r["simulations"] < 2**32 - 1
+
+
 def test_network_outputs(jungle_model, flip_model):
     net = jz.Network(str(jungle_model))
     game = jz.Game()

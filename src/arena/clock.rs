@@ -25,6 +25,8 @@ pub enum TimeControlError {
     OutOfRange { tc: String, what: &'static str, value: String },
     #[error("time control '{tc}': moves '{value}' is not a whole number")]
     NotMoves { tc: String, value: String },
+    #[error("time control '{tc}': moves {value} is out of range (0 to 4294967295)")]
+    TooManyMoves { tc: String, value: String },
     #[error("time control '{0}' gives no time at all")]
     NoTime(String),
     #[error("time control '{tc}': a period of {moves} moves needs a base time")]
@@ -45,7 +47,16 @@ impl FromStr for TimeControl {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (moves, rest) = match s.split_once('/') {
-            Some((m, r)) => (m.trim().parse::<u32>().map_err(|_| TimeControlError::NotMoves { tc: s.into(), value: m.into() })?, r),
+            Some((m, r)) => (
+                m.trim().parse::<u32>().map_err(|_| {
+                    if crate::arena::spec::is_whole_number(m) {
+                        TimeControlError::TooManyMoves { tc: crate::check::clip(s), value: crate::check::clip(m) }
+                    } else {
+                        TimeControlError::NotMoves { tc: crate::check::clip(s), value: crate::check::clip(m) }
+                    }
+                })?,
+                r,
+            ),
             None => (0, s),
         };
         let (base, inc) = match rest.split_once('+') {

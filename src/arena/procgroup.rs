@@ -7,10 +7,19 @@
 //! dropped (a finished match, a forfeit, a timeout), and when this process is ended by SIGINT,
 //! SIGTERM or SIGHUP (a terminal's Ctrl-C no longer reaches a group of its own). On Linux the
 //! program also gets SIGKILL if this process dies without a chance to clean up.
+//!
+//! What the program started itself survives that (a `kill -9` of this process leaves no one
+//! to kill the group), so the binary also starts a small reaper, itself again
+//! ([`REAPER_ARG`]): told each group as it starts and ends over a pipe, it kills the groups
+//! still alive when the pipe closes, which it does however this process ends.
 
-use std::process::{Child, Command};
-use std::sync::Once;
+/// The hidden first argument that makes the binary the reaper ([`reap`]).
+pub const REAPER_ARG: &str = "__reap-process-groups";
+
+use std::io::Write;
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, Once, OnceLock};
 
 /// The groups alive, for the signal handler (which may not lock or allocate): a fixed table
 /// of process-group ids, 0 for a free slot. More engines at once than slots are still killed
@@ -52,6 +61,7 @@ impl Group {
         install_handlers();
         let pgid = i32::try_from(child.id()).unwrap_or(0);
         let slot = GROUPS.iter().position(|s| s.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
+        tell_reaper('+', pgid);
         Group { pgid, slot }
     }
 
@@ -73,7 +83,65 @@ impl Drop for Group {
         if let Some(s) = self.slot {
             GROUPS[s].store(0, Ordering::SeqCst);
         }
+        tell_reaper('-', self.pgid);
     }
+}
+
+/// The reaper's end of the pipe; `None` where none could start (or outside the binary: a test
+/// harness or the Python module is not the binary that knows [`REAPER_ARG`]).
+static REAPER: OnceLock<Option<Mutex<ChildStdin>>> = OnceLock::new();
+
+/// Tells the reaper that group `pgid` started (`+`) or ended (`-`). Best effort: without a
+/// reaper the other safeguards still hold.
+fn tell_reaper(sign: char, pgid: i32) {
+    if pgid <= 0 {
+        return;
+    }
+    let reaper = REAPER.get_or_init(|| {
+        let exe = std::env::current_exe().ok()?;
+        if exe.file_stem().and_then(|n| n.to_str()) != Some("junglezero") {
+            return None;
+        }
+        let mut cmd = Command::new(exe);
+        cmd.arg(REAPER_ARG).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null());
+        // Its own group: a terminal's Ctrl-C to this process's group does not end it first.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let child = cmd.spawn().ok()?;
+        child.stdin.map(Mutex::new)
+    });
+    if let Some(pipe) = reaper {
+        let mut w = pipe.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(w, "{sign}{pgid}").and_then(|_| w.flush());
+    }
+}
+
+/// The reaper's life ([`REAPER_ARG`]): reads `+PGID` and `-PGID` lines until its input ends
+/// (the process that started it has ended, however), then kills every group still listed.
+/// At most [`SLOTS`] × 16 groups are kept; a line it cannot read is skipped.
+pub fn reap() -> std::process::ExitCode {
+    let mut alive: Vec<i32> = Vec::new();
+    let stdin = std::io::stdin();
+    let mut lines = crate::store::lines::CappedLines::new(stdin.lock(), 64);
+    while let Some(line) = lines.next_line() {
+        let Ok(line) = line else { continue };
+        let number = |id: &str| id.trim().parse::<i32>().ok().filter(|&g| g > 0);
+        if let Some(pgid) = line.strip_prefix('+').and_then(number) {
+            if alive.len() < SLOTS * 16 {
+                alive.push(pgid);
+            }
+        } else if let Some(pgid) = line.strip_prefix('-').and_then(number) {
+            alive.retain(|&g| g != pgid);
+        }
+    }
+    #[cfg(unix)]
+    for pgid in alive {
+        // SAFETY: kill has no memory effects; a group already gone gives ESRCH.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+    std::process::ExitCode::SUCCESS
 }
 
 /// On SIGINT, SIGTERM and SIGHUP: kill every group in the table, then end as the signal

@@ -117,6 +117,8 @@ pub enum SpecError {
     AfterQuote { found: char, options: String },
     #[error("{kind} option {key}: '{value}' is not a number")]
     NotANumber { kind: String, key: String, value: String },
+    #[error("option {key} is given twice in '{options}' (each key once)")]
+    Twice { key: String, options: String },
     #[error("{kind} option {key}: {value} is out of range ({range})")]
     OutOfRange { kind: String, key: String, value: String, range: String },
     #[error("{kind} option hash: {0}", kind = "alphabeta")]
@@ -196,6 +198,9 @@ fn options(s: &str) -> Result<Vec<(String, String)>, SpecError> {
         } else {
             value = chars.by_ref().take_while(|&c| c != ',').collect::<String>().trim().to_string();
         }
+        if out.iter().any(|(k, _)| *k == key) {
+            return Err(SpecError::Twice { key, options: crate::check::clip(s) });
+        }
         out.push((key, value));
     }
     Ok(out)
@@ -236,11 +241,23 @@ pub mod ranges {
     pub const EXPECTIMINIMAX_DEPTH: (u32, u32) = (1, 64);
 }
 
-/// A number of the spec within `range` (NaN is within none).
+/// Whether `v` is a whole number as written (a sign, then digits), however large.
+pub fn is_whole_number(v: &str) -> bool {
+    let digits = v.trim().trim_start_matches(['+', '-']);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A number of the spec within `range` (NaN is within none). A whole number too large for
+/// its type is out of the range, not "not a number".
 fn ranged<T: FromStr + PartialOrd + std::fmt::Display>(kind: &str, key: &str, v: &str, range: (T, T)) -> Result<T, SpecError> {
-    let x: T = num(kind, key, v)?;
+    let out = || SpecError::OutOfRange { kind: kind.into(), key: key.into(), value: crate::check::clip(v), range: format!("{} to {}", range.0, range.1) };
+    let x: T = match v.parse() {
+        Ok(x) => x,
+        Err(_) if is_whole_number(v) => return Err(out()),
+        Err(_) => return Err(SpecError::NotANumber { kind: kind.into(), key: key.into(), value: crate::check::clip(v) }),
+    };
     if !(range.0 <= x && x <= range.1) {
-        return Err(SpecError::OutOfRange { kind: kind.into(), key: key.into(), value: crate::check::clip(v), range: format!("{} to {}", range.0, range.1) });
+        return Err(out());
     }
     Ok(x)
 }
@@ -250,12 +267,26 @@ impl FromStr for PlayerSpec {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
-        let mut opts = options(rest)?;
-        // A key given twice (`--each` before the player's own): the last one counts.
+        PlayerSpec::of_options(kind, options(rest)?)
+    }
+}
+
+impl PlayerSpec {
+    /// The spec `kind:OWN` with the options `each` (a match's `--each`) added: a key both give
+    /// is the player's own. A key given twice in either is refused.
+    pub fn with_each(spec: &str, each: &str) -> Result<PlayerSpec, SpecError> {
+        let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let own = options(rest)?;
+        let mut all: Vec<(String, String)> = options(each)?.into_iter().filter(|(k, _)| !own.iter().any(|(o, _)| o == k)).collect();
+        all.extend(own);
+        PlayerSpec::of_options(kind, all)
+    }
+
+    /// The spec of `kind` with `opts` (each key once).
+    fn of_options(kind: &str, mut opts: Vec<(String, String)>) -> Result<PlayerSpec, SpecError> {
         let mut tc = None;
-        if let Some(i) = opts.iter().rposition(|(k, _)| k == "tc") {
+        if let Some(i) = opts.iter().position(|(k, _)| k == "tc") {
             tc = Some(opts.remove(i).1.parse::<TimeControl>()?);
-            opts.retain(|(k, _)| k != "tc");
         }
         let unknown = |k: &str, known: &'static str| SpecError::UnknownOption { kind: kind.into(), key: k.into(), known };
         match kind.trim() {
@@ -534,5 +565,30 @@ mod tests {
             let e = bad.parse::<PlayerSpec>().unwrap_err().to_string();
             assert!(e.contains(want), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_key_twice_is_refused_and_each_yields_to_the_player_s_own() {
+        let e = "alphabeta:depth=3,depth=4".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(e.contains("depth") && e.contains("twice"), "{e}");
+        let e = PlayerSpec::with_each("alphabeta:depth=3", "tc=0/5+0,tc=0/9+0").unwrap_err().to_string();
+        assert!(e.contains("tc") && e.contains("twice"), "{e}");
+        let s = PlayerSpec::with_each("alphabeta:depth=3,tc=0/9+0", "depth=5,tc=0/5+0").unwrap();
+        let same = |t: &str| t.parse::<PlayerSpec>().unwrap().to_string();
+        assert_eq!(s.to_string(), same("alphabeta:depth=3,tc=0/9+0"));
+        let s = PlayerSpec::with_each("random", "tc=0/5+0").unwrap();
+        assert_eq!(s.to_string(), same("random:tc=0/5+0"));
+    }
+
+    #[test]
+    fn whole_numbers_too_large_for_their_type_are_out_of_range() {
+        for (spec, key) in [("alphabeta:depth=99999999999999999999", "depth"), ("mcts:model=x.jzm,sims=99999999999", "sims"), ("alphabeta:depth=-3", "depth")] {
+            let e = spec.parse::<PlayerSpec>().unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("out of range") && !e.contains("not a number"), "{spec}: {e}");
+        }
+        let e = "alphabeta:depth=2.5".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(e.contains("not a number"), "{e}");
+        let e = "random:tc=99999999999/10+0".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(e.contains("out of range") && !e.contains("not a whole number"), "{e}");
     }
 }

@@ -82,7 +82,13 @@ impl Config {
         for o in overrides {
             apply_override(&mut table, o)?;
         }
-        let source = path.map_or_else(|| "(defaults)".to_string(), |p| p.display().to_string());
+        // What the error names: the file, the --set overrides, or both.
+        let source = match (path, overrides.is_empty()) {
+            (None, true) => "(defaults)".to_string(),
+            (None, false) => "--set".to_string(),
+            (Some(p), true) => p.display().to_string(),
+            (Some(p), false) => format!("{} with --set", p.display()),
+        };
         read_sections(table, &source)
     }
 
@@ -334,9 +340,40 @@ fn check_finite(v: &toml::Value, key: &str) -> Result<(), ConfigError> {
     }
 }
 
-/// toml's messages span several lines (a source excerpt); keep the gist on one line.
+/// toml's messages span several lines (a source excerpt); keep the gist on one line, with the
+/// program's type names said in words (`expected usize` is "expected a whole number").
 fn one_line(msg: &str) -> String {
-    msg.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('|') && !l.contains("-->")).collect::<Vec<_>>().join(" ")
+    let line = msg.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('|') && !l.contains("-->")).collect::<Vec<_>>().join(" ");
+    plain_types(&line)
+}
+
+/// `expected u32`, `expected f64` and the like as words.
+fn plain_types(msg: &str) -> String {
+    let mut out = msg.to_string();
+    for (ty, words) in [
+        ("usize", "a whole number from 0"),
+        ("u64", "a whole number from 0"),
+        ("u32", "a whole number from 0"),
+        ("u16", "a whole number from 0"),
+        ("u8", "a whole number from 0"),
+        ("i64", "a whole number"),
+        ("i32", "a whole number"),
+        ("f64", "a number"),
+        ("f32", "a number"),
+    ] {
+        for end in [" ", ",", ""] {
+            let from = format!("expected {ty}{end}");
+            if end.is_empty() {
+                if out.ends_with(&from) {
+                    out.truncate(out.len() - from.len());
+                    out.push_str(&format!("expected {words}"));
+                }
+            } else {
+                out = out.replace(&from, &format!("expected {words}{end}"));
+            }
+        }
+    }
+    out
 }
 
 /// Sets `section.key=value` in `table`. The value's type follows the default config's value
@@ -380,7 +417,7 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigE
             let parsed: toml::Table = format!("v = {raw}").parse().map_err(|_| bad("a TOML value"))?;
             let v = parsed.get("v").cloned().ok_or_else(|| bad("a TOML value"))?;
             if std::mem::discriminant(&v) != std::mem::discriminant(other) {
-                return Err(bad(other.type_str()));
+                return Err(bad(if other.is_array() { "a list ([a, b, ...])" } else { other.type_str() }));
             }
             v
         }
@@ -398,6 +435,16 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigE
 mod tests {
     use super::*;
     use crate::jungle::Repetition;
+
+    #[test]
+    fn errors_say_types_in_words_and_name_where_the_value_came_from() {
+        let e = Config::from_toml("[search]\nhash_mb = 1.5\n").unwrap_err().to_string();
+        assert!(e.contains("expected a whole number") && !e.contains("usize"), "{e}");
+        let e = Config::load(None, &["game=chess".to_string()]).unwrap_err().to_string();
+        assert!(e.contains("--set") && !e.contains("(defaults)"), "{e}");
+        let e = Config::load(None, &["ladder.depths=3".to_string()]).unwrap_err().to_string();
+        assert!(e.contains("is not a list"), "{e}");
+    }
 
     #[test]
     fn overrides_follow_the_default_types() {

@@ -195,6 +195,11 @@ impl Options {
                 }
                 self.config.tablebase = probe.tablebase;
             }
+            // The advertised default, `<empty>` (or nothing): no network.
+            "model" if value.trim().is_empty() || value == "<empty>" => {
+                self.network = None;
+                self.model_path.clear();
+            }
             "model" => {
                 let eval = NetEvaluator::load(std::path::Path::new(value), &self.config.hardware, G::SHAPE)?;
                 self.network = Some(Arc::new(eval));

@@ -141,6 +141,18 @@ pub fn play_into_run<G: Trainable, E: Evaluator<G>>(
     };
     if !all.is_empty() {
         let m = GamesEvent { heuristic_weight: f64::from(weight), ..games_event(&all, iteration, model_id, &summary) };
+        // What lc0 and KataGo users read after each round of games.
+        tracing::info!(
+            "self-play: {} games in {:.0} s ({:.2} games/s, {:.0} evaluations/s), first player {}-{}-{} (W-L-D), mean length {:.0} plies",
+            m.games,
+            m.seconds,
+            m.games as f64 / m.seconds.max(1e-9),
+            m.evals_per_sec,
+            m.red_wins,
+            m.blue_wins,
+            m.draws,
+            m.mean_length
+        );
         run.append_event(&Event::Selfplay(m))?;
     }
     Ok(summary)

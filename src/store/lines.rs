@@ -12,6 +12,8 @@ pub struct CappedLines<R> {
     /// Report a line as too long as soon as it passes the cap, without reading to its end
     /// (for a program's output, which may never end the line).
     eager: bool,
+    /// The last line held bytes that are not UTF-8 (replaced in what it returned).
+    lossy: bool,
 }
 
 /// A line longer than the cap; it holds the line's first bytes, for messages.
@@ -29,7 +31,7 @@ impl std::fmt::Display for TooLong {
 
 impl<R: BufRead> CappedLines<R> {
     pub fn new(reader: R, cap: usize) -> CappedLines<R> {
-        CappedLines { reader, cap, buf: Vec::new(), eager: false }
+        CappedLines { reader, cap, buf: Vec::new(), eager: false, lossy: false }
     }
 
     /// Lines that report `TooLong` as soon as they pass the cap, rather than after skipping to
@@ -38,6 +40,12 @@ impl<R: BufRead> CappedLines<R> {
     pub fn eager(mut self) -> CappedLines<R> {
         self.eager = true;
         self
+    }
+
+    /// Whether the last line returned held bytes that are not UTF-8 (each replaced by U+FFFD):
+    /// a reader for which that changes the meaning refuses the line.
+    pub fn last_was_invalid_utf8(&self) -> bool {
+        self.lossy
     }
 
     /// The next line without its line ending, `Err` for one over the cap, `None` at the end
@@ -79,7 +87,9 @@ impl<R: BufRead> CappedLines<R> {
         if self.buf.last() == Some(&b'\r') {
             self.buf.pop();
         }
-        Some(Ok(String::from_utf8_lossy(&self.buf).into_owned()))
+        let text = String::from_utf8_lossy(&self.buf);
+        self.lossy = matches!(text, std::borrow::Cow::Owned(_));
+        Some(Ok(text.into_owned()))
     }
 }
 
@@ -88,6 +98,18 @@ mod tests {
     use std::io::Read;
 
     use super::*;
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_told_apart() {
+        let text = b"ok\n{\"id\":\"\xff\"}\nok again\n";
+        let mut lines = CappedLines::new(&text[..], 100);
+        assert_eq!(lines.next_line(), Some(Ok("ok".into())));
+        assert!(!lines.last_was_invalid_utf8());
+        assert!(lines.next_line().unwrap().unwrap().contains('\u{fffd}'));
+        assert!(lines.last_was_invalid_utf8());
+        assert_eq!(lines.next_line(), Some(Ok("ok again".into())));
+        assert!(!lines.last_was_invalid_utf8());
+    }
 
     #[test]
     fn long_lines_are_refused_and_the_next_line_reads() {

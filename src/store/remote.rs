@@ -138,6 +138,22 @@ fn generation_in(rel: &str, dir: &str) -> Option<u64> {
     name.strip_prefix("gen-")?.trim_end_matches(".jzm").parse().ok()
 }
 
+/// Without credentials in the environment the S3 client asks the cloud's instance-metadata
+/// address for a role's, as the AWS tools do. `AWS_EC2_METADATA_DISABLED=true` (the AWS
+/// tools' own switch) turns that look-up off: then an `s3://` run without credentials is
+/// refused at once, saying what to set.
+fn s3_without_credentials(url: &url::Url, env: &[(String, String)]) -> Option<String> {
+    let set = |k: &str| env.iter().any(|(key, v)| key == k && !v.is_empty());
+    let off = env.iter().any(|(k, v)| k == "AWS_EC2_METADATA_DISABLED" && v.eq_ignore_ascii_case("true"));
+    let given = ["AWS_ACCESS_KEY_ID", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI"]
+        .iter()
+        .any(|k| set(k))
+        || env.iter().any(|(k, v)| k == "AWS_SKIP_SIGNATURE" && v.eq_ignore_ascii_case("true"));
+    (matches!(url.scheme(), "s3" | "s3a") && off && !given).then(|| {
+        "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_SKIP_SIGNATURE=true for a public bucket); the instance-metadata look-up is off (AWS_EC2_METADATA_DISABLED)".to_string()
+    })
+}
+
 impl Remote {
     /// Opens the run at `url` for a process in `role` (its mirror is `<cache>/runs/<url>/<role>`).
     /// Credentials and endpoints come from the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`).
@@ -152,6 +168,9 @@ impl Remote {
         // before a client is made (a second install is refused, which is fine).
         let _ = rustls::crypto::ring::default_provider().install_default();
         let env: Vec<(String, String)> = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+        if let Some(why) = s3_without_credentials(&parsed, &env) {
+            return Err(store_error("cannot open object store", url, std::io::Error::other(why)));
+        }
         let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| store_error("cannot open object store", url, e))?;
         let mirror = cache.join("runs").join(folder_name(url)).join(role);
         let (runtime, index) = open_mirror(url, &mirror)?;

@@ -16,6 +16,7 @@ mod fuzz_seeds;
 mod hostile;
 mod hostile3_engines;
 mod hostile3_files;
+mod hostile4;
 mod layering;
 mod levels;
 mod mcts;

@@ -552,7 +552,7 @@ fn minibatches_and_threads_share_one_tree_and_count_every_simulation() {
     for (threads, minibatch) in [(1, 16), (2, 8), (3, 1)] {
         let mut s = Search::new(g.clone(), &no_noise(), 1);
         let mut lanes: Vec<Lane<JungleGame>> = (0..threads).map(|_| Lane::new(minibatch)).collect();
-        let budget = Budget { sims: 500, deadline: None, stop: &stop };
+        let budget = Budget { sims: 500, deadline: None, stop: &stop, max_tree_bytes: usize::MAX };
         let mut reports = 0;
         let done = search_parallel(&mut s, &mut cache, &UniformEvaluator::default(), &mut lanes, minibatch, &budget, &mut |_, _| reports += 1);
         assert_eq!((done, s.root_visits(), s.parked_count()), (500, 500, 0), "{threads} threads x {minibatch}");
@@ -573,6 +573,14 @@ fn minibatches_and_threads_share_one_tree_and_count_every_simulation() {
     let g = JungleGame::new(parse_fen("l3D1t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C5/T5L w").unwrap(), Rules::default());
     let mut s = Search::new(g, &no_noise(), 1);
     let mut lanes: Vec<Lane<JungleGame>> = (0..2).map(|_| Lane::new(4)).collect();
-    search_parallel(&mut s, &mut cache, &UniformEvaluator::default(), &mut lanes, 4, &Budget { sims: 300, deadline: None, stop: &stop }, &mut |_, _| {});
+    search_parallel(
+        &mut s,
+        &mut cache,
+        &UniformEvaluator::default(),
+        &mut lanes,
+        4,
+        &Budget { sims: 300, deadline: None, stop: &stop, max_tree_bytes: usize::MAX },
+        &mut |_, _| {},
+    );
     assert_eq!(s.best_move().unwrap().to_string(), "e9d9");
 }

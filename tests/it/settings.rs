@@ -110,6 +110,9 @@ fn flags_take_the_declared_range_and_config_keys_lists_every_setting() {
         assert!(text.lines().any(|l| l.starts_with(&format!("{} ", s.key()))), "config keys lacks {}", s.key());
     }
     assert!(text.lines().any(|l| l.starts_with("mcts.playouts ") && l.contains("1 to 10000000") && l.contains("Playouts")), "{text}");
+    // Types in words, never the program's own names.
+    assert!(!text.contains("::") && !text.contains(" u32 ") && !text.contains("GameName"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("hardware.cpu_kernels ") && l.contains(" choice ")), "{text}");
 }
 
 #[test]

@@ -240,6 +240,24 @@ fn a_killed_upload_leaves_nothing_and_temporaries_stay_local() {
 }
 
 #[test]
+fn without_credentials_and_with_the_metadata_look_up_off_s3_is_refused_at_once() {
+    // Through the binary: its environment is the test's to set (endpoint named, nothing asked
+    // of any address).
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_junglezero"))
+        .args(["verify", "--run", "s3://jz-none/run"])
+        .env_clear()
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("AWS_ENDPOINT", "http://127.0.0.1:9")
+        .env("AWS_REGION", "us-east-1")
+        .env("JZ_CACHE_DIR", std::env::temp_dir().join(format!("jz-nocred-{}", std::process::id())))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("s3://jz-none/run") && err.contains("AWS_ACCESS_KEY_ID") && err.contains("AWS_EC2_METADATA_DISABLED"), "{err}");
+}
+
+#[test]
 fn bad_urls_are_one_line_errors() {
     let err = RunDir::open("s3://", "train").unwrap_err().to_string();
     assert!(!err.contains('\n') && err.contains("s3://"), "{err}");
