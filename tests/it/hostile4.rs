@@ -141,16 +141,21 @@ fn play_refuses_an_endless_line_and_quotes_a_long_move_short() {
 fn flip_engine() -> (Child, std::process::ChildStdin, std::sync::mpsc::Receiver<String>) {
     let mut child = Command::new(bin()).args(["uci", "--game", "flip"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
+    let rx = lines_of(child.stdout.take().unwrap());
+    (child, stdin, rx)
+}
+
+/// The lines `out` prints, as they come, on a receiver.
+fn lines_of(out: std::process::ChildStdout) -> std::sync::mpsc::Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
             if tx.send(line).is_err() {
                 break;
             }
         }
     });
-    (child, stdin, rx)
+    rx
 }
 
 /// The next `bestmove` line within `secs`.
@@ -204,15 +209,7 @@ fn the_flip_engine_answers_stop_ponderhit_and_the_end_of_input_at_once() {
 fn commands_waiting_behind_a_search_are_bounded() {
     let mut child = Command::new(bin()).arg("uci").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = lines_of(child.stdout.take().unwrap());
     // A position line of about half a MiB (a legal game of moves back and forth), twenty times,
     // behind a long search: at most 4 MiB of them may wait.
     let shuffle = " a3a4 g7g6 a4a3 g6g7".repeat(25_000);

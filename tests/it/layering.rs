@@ -29,37 +29,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// `crate::NAME` references in code (comments and doc links left out), including every name
 /// of a braced group `crate::{a, b::c}` (over several lines too).
 fn crate_refs(text: &str) -> BTreeSet<String> {
-    let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
-    let ident = |s: &str| s.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
-    let mut refs = BTreeSet::new();
-    let mut rest = code.as_str();
-    while let Some(i) = rest.find("crate::") {
-        let after = &rest[i + "crate::".len()..];
-        if let Some(group) = after.strip_prefix('{') {
-            // Split the group's top level at commas; each item starts with a module name.
-            let (mut depth, mut start) = (0usize, 0usize);
-            for (j, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => {
-                        refs.insert(ident(&group[start..j]));
-                        break;
-                    }
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        refs.insert(ident(&group[start..j]));
-                        start = j + 1;
-                    }
-                    _ => {}
-                }
-            }
-        } else {
-            refs.insert(ident(after));
-        }
-        rest = after;
-    }
-    refs.remove("");
-    refs
+    refs_after(text, "crate::")
 }
 
 /// `PREFIX::NAME` references in code (comments left out), a braced group's names included:
