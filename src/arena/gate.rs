@@ -322,7 +322,11 @@ pub fn gate_candidates<G: ArenaGame + Encode, E: Evaluator<G>>(
             run.reject(g)?;
         }
     }
+    // No ladder before the run has trained a network: rating the random generation 0 tells
+    // nothing, and the calibration it would start first (minutes) waits until the first
+    // generation is trained, so a run's first minutes go to the teacher and training.
     if s.ladder.every > 0
+        && run.highest_generation().is_some_and(|g| g > 0)
         && let Some((best_g, best_path)) = run.best()
     {
         let name = format!("gen-{best_g:04}");

@@ -102,6 +102,13 @@ impl<G: RunGame> Pipeline<G> {
     pub fn gate(&mut self, progress: &mut ProgressFn) -> Result<()> {
         gate_run::<G>(&self.run, &self.config, progress)
     }
+
+    /// [`Pipeline::gate`] without the ladder (a run past its time limit).
+    pub fn gate_without_ladder(&mut self, progress: &mut ProgressFn) -> Result<()> {
+        let mut config = self.config.clone();
+        config.ladder.every = 0;
+        gate_run::<G>(&self.run, &config, progress)
+    }
 }
 
 /// Whether a shard file holds the alpha-beta teacher's games (by its name).

@@ -134,3 +134,34 @@ fn ctrl_c_in_the_teacher_keeps_its_games_and_the_resume_line_counts_them() {
     assert!(resumed.contains(&format!("at generation 0, step 0, {kept} games seen ({kept} of them the teacher's, {kept} not trained on yet)")), "{resumed}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_time_limit_covers_the_teacher_and_leaves_a_trained_network() {
+    // The teacher has far more games to play than the limit allows: it stops at the limit with
+    // the games it finished, the first network trains on them, and the run ends. No calibration
+    // or ladder comes before the teacher (the untrained generation 0 is not rated).
+    let dir = tmp("time-limit");
+    let d = dir.to_str().unwrap();
+    let o = junglezero(&[
+        "train",
+        "--config",
+        &smoke_config(),
+        "--run",
+        d,
+        "--set",
+        "train.time_limit_minutes=0.03",
+        "--set",
+        "teacher.games=100000",
+        "--set",
+        "train.iterations=0",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("generation 1 "), "a first network was trained: {out}");
+    assert!(err.contains("reached train.time_limit_minutes"), "{err}");
+    let games: u64 = out.split(" games ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|g| g.parse().ok()).unwrap_or(0);
+    assert!(games > 0 && games < 100_000, "the teacher stopped at the limit with its finished games: {out}");
+    assert!(!err.contains("calibration") && !err.contains("ladder:"), "nothing rated before the first network: {err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
