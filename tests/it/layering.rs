@@ -99,22 +99,25 @@ fn rooms() -> Vec<(PathBuf, BTreeMap<String, BTreeSet<String>>)> {
     out
 }
 
+/// Every node `from` reaches in the import graph `g`.
+fn reachable(g: &BTreeMap<String, BTreeSet<String>>, from: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from.to_string()];
+    while let Some(m) = stack.pop() {
+        for d in g.get(&m).into_iter().flatten() {
+            if seen.insert(d.clone()) {
+                stack.push(d.clone());
+            }
+        }
+    }
+    seen
+}
+
 #[test]
 fn no_import_cycle_inside_a_room() {
     // Files in one folder read top to bottom: none reaches back to a file that reaches it.
     for (dir, g) in rooms() {
-        let reach = |from: &str| {
-            let mut seen = BTreeSet::new();
-            let mut stack = vec![from.to_string()];
-            while let Some(m) = stack.pop() {
-                for d in g.get(&m).into_iter().flatten() {
-                    if seen.insert(d.clone()) {
-                        stack.push(d.clone());
-                    }
-                }
-            }
-            seen
-        };
+        let reach = |from: &str| reachable(&g, from);
         for (a, deps) in &g {
             for b in deps {
                 assert!(b == a || !reach(b).contains(a), "import cycle in {}: {a} -> {b} -> ... -> {a}", dir.display());
@@ -195,18 +198,7 @@ fn rules_search_and_mcts_never_import_the_network_training_or_matches() {
 fn no_import_cycle_spans_two_modules() {
     let g = graph();
     // A cycle through two modules means each reaches the other.
-    let reach = |from: &str| {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![from.to_string()];
-        while let Some(m) = stack.pop() {
-            for d in g.get(&m).into_iter().flatten() {
-                if seen.insert(d.clone()) {
-                    stack.push(d.clone());
-                }
-            }
-        }
-        seen
-    };
+    let reach = |from: &str| reachable(&g, from);
     for (a, deps) in &g {
         for b in deps {
             assert!(!reach(b).contains(a), "import cycle: {a} -> {b} -> ... -> {a}");
