@@ -8,8 +8,9 @@ use std::path::Path;
 
 use super::batched::run_network_match;
 use super::bt::{self, PairResult, Rating};
+use super::journal::{GameLine, Journal, Plan};
 use super::match_game::{ArenaGame, MatchGame};
-use super::play::{MatchError, MatchOutcome, MatchSettings, run_match};
+use super::play::{MatchError, MatchOutcome, MatchSettings, run_match_skipping};
 use super::spec::{PlayerError, PlayerSettings, PlayerSpec};
 use super::stats::{Tally, Verdict};
 use super::{ArenaConfig, GateConfig, LadderConfig};
@@ -108,6 +109,8 @@ pub enum LadderError {
     Match(#[from] MatchError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("{0}")]
+    Journal(String),
 }
 
 /// Called as a stage's games finish: (stage, games done, games in all, what is playing).
@@ -151,8 +154,39 @@ fn ladder_match<G: ArenaGame>(
         oracle: cx.oracle.clone(),
     };
     progress(source, before, total, &label);
-    let out = run_match(&*fa, &*fb, &settings, |_, t, _| progress(source, before + u64::from(t.games()), total, &label))?;
+    // Each game is journaled as it ends (RUN/ladder/), so a kill loses only the games in
+    // flight: the same match, resumed, plays the rest. Once the whole match is in the
+    // metrics the journal goes.
+    let plan = Plan {
+        game: source.into(),
+        players: vec![name_a.to_string(), b.to_string()],
+        pairings: vec![(0, 1)],
+        games: games.div_ceil(2).max(1) * 2,
+        seed,
+        opening_plies: settings.opening_plies,
+        openings: None,
+        rules: format!("{:?}", cx.rules),
+    };
+    let safe = |t: &str| t.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>();
+    let path = run.root().join("ladder").join(format!("{source}-{}-vs-{}-{}-{seed:016x}.jsonl", safe(name_a), safe(&b.to_string()), plan.games));
+    std::fs::create_dir_all(run.root().join("ladder")).map_err(|e| StoreError::new("cannot create directory", &run.root().join("ladder"), e))?;
+    let (mut journal, kept) = Journal::open(&path, &plan).map_err(|e| LadderError::Journal(e.to_string()))?;
+    if !kept.is_empty() {
+        tracing::info!("{source}: {} of {} games of {label} kept from before", kept.len(), plan.games);
+    }
+    let resumed = kept.iter().map(|l| l.played::<G>(settings.opening_plies)).collect();
+    let mut unwritten = None;
+    let out = run_match_skipping(&*fa, &*fb, &settings, None, resumed, |g, t, _| {
+        if let Err(e) = journal.append(&GameLine::of(0, 1, g)) {
+            unwritten.get_or_insert(e);
+        }
+        progress(source, before + u64::from(t.games()), total, &label)
+    })?;
+    if let Some(e) = unwritten {
+        return Err(LadderError::Journal(e.to_string()));
+    }
     log_match(run, name_a, &b.to_string(), &out.tally, source)?;
+    let _ = std::fs::remove_file(&path);
     Ok(out.tally)
 }
 

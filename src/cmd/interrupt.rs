@@ -50,10 +50,10 @@ fn what_is_kept(stage: &str) -> Kept {
     match stage {
         "teacher" | "selfplay" => Kept::StopsBetween("during self-play: stopping; every finished game is kept in games/"),
         "train" => Kept::StopsBetween("during training: stopping; the last checkpoint is kept and this generation's steps are dropped"),
-        "calibration" => {
-            Kept::ExitsNow("during the ladder's calibration matches: the finished matches are kept in metrics.jsonl and the one under way is played again")
-        }
-        "ladder" => Kept::ExitsNow("during the ladder: its finished matches are kept in metrics.jsonl, the one under way is dropped"),
+        "calibration" => Kept::ExitsNow(
+            "during the ladder's calibration matches: the finished matches are kept in metrics.jsonl, and the finished games of the one under way in ladder/, where it resumes",
+        ),
+        "ladder" => Kept::ExitsNow("during the ladder: its finished matches are kept in metrics.jsonl, and the finished games of the one under way in ladder/"),
         "gate" => Kept::ExitsNow("during the gate: the candidate waits in candidates/ and is gated again"),
         _ => Kept::ExitsNow("before the first stage: nothing was under way"),
     }

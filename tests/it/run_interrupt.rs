@@ -90,7 +90,7 @@ fn ctrl_c_in_the_calibration_says_what_is_kept_and_the_run_resumes() {
     let said = err.iter().find(|l| l.starts_with("interrupted ")).unwrap_or_else(|| panic!("nothing said: {err:#?}"));
     assert!(said.contains("calibration") && said.contains("the run resumes with the same command"), "{said}");
 
-    // The run is whole and resumes: the calibration is played again, then the rest.
+    // The run is whole and resumes: the calibration (another match now: 4 games), then the rest.
     let o = junglezero(&["verify", "--run", d]);
     assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).lines().last() == Some("ok"), "{}", String::from_utf8_lossy(&o.stdout));
     let o = junglezero(&["train", "--run", d, "--set", "ladder.calibration_games=4", "--set", "train.iterations=1"]);
@@ -163,5 +163,35 @@ fn a_time_limit_covers_the_teacher_and_leaves_a_trained_network() {
     let games: u64 = out.split(" games ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|g| g.parse().ok()).unwrap_or(0);
     assert!(games > 0 && games < 100_000, "the teacher stopped at the limit with its finished games: {out}");
     assert!(!err.contains("calibration") && !err.contains("ladder:"), "nothing rated before the first network: {err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_kill_in_the_calibration_keeps_its_finished_games() {
+    let dir = tmp("calibration-kill");
+    let d = dir.to_str().unwrap();
+    let args = ["train", "--config", &smoke_config(), "--run", d, "--set", "ladder.calibration_games=100000", "--set", "train.iterations=1"];
+    let mut t = Training::start(&args);
+    t.wait_for("ladder calibration: 1 match of 100000 games");
+    // Some games finish, then the process is killed outright.
+    let journal =
+        || std::fs::read_dir(dir.join("ladder")).into_iter().flatten().flatten().map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "jsonl"));
+    let lines = |p: &std::path::Path| std::fs::read_to_string(p).map(|t| t.lines().count()).unwrap_or(0);
+    let start = std::time::Instant::now();
+    while journal().is_none_or(|p| lines(&p) < 20) && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.child.kill().unwrap();
+    let (_, _, _) = t.finish();
+    let path = journal().expect("the calibration match keeps a journal");
+    let kept = lines(&path) - 1;
+    assert!(kept >= 19, "{kept} games journaled");
+    // The same command resumes the match from its journal.
+    let mut again = Training::start(&args);
+    let said = again.wait_for("kept from before");
+    let n: usize = said.split(": ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|x| x.parse().ok()).unwrap_or(0);
+    assert!(n >= kept, "{said}");
+    let _ = again.child.kill();
+    let _ = again.finish();
     std::fs::remove_dir_all(&dir).unwrap();
 }
