@@ -390,3 +390,53 @@ fn an_external_engine_s_helper_dies_with_a_killed_tournament() {
     assert_eq!(left, Vec::<u32>::new(), "the engine's helper outlived kill -9 of the tournament");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// Point 12: the smaller cases, through the binary.
+
+#[test]
+fn the_smaller_cases_through_the_binary() {
+    // A spec key twice, an over-large whole number, a key twice in --each, --set of a game that
+    // does not exist: one line each, naming the right thing.
+    let line = refused(&junglezero(&["arena", "--a", "random", "--b", "alphabeta:depth=3,depth=4", "--games", "2"]));
+    assert!(line.contains("depth") && line.contains("twice"), "{line}");
+    let line = refused(&junglezero(&["arena", "--a", "random", "--b", "alphabeta:depth=99999999999999999999", "--games", "2"]));
+    assert!(line.contains("out of range") && !line.contains("not a number"), "{line}");
+    let line = refused(&junglezero(&["arena", "--a", "random", "--b", "random", "--games", "2", "--each", "tc=0/5+0,tc=0/9+0"]));
+    assert!(line.contains("twice"), "{line}");
+    let line = refused(&junglezero(&["search", "--depth", "1", "--set", "game=chess"]));
+    assert!(line.contains("--set") && !line.contains("(defaults)"), "{line}");
+
+    // `setoption name Model value <empty>` (the default the engine advertises) is accepted.
+    let mut child = Command::new(bin()).arg("uci").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(b"setoption name Model value <empty>\nisready\nquit\n").unwrap();
+    let out = String::from_utf8_lossy(&finish(child, 30, "uci").stdout).into_owned();
+    assert!(out.contains("readyok") && !out.contains("error"), "{out}");
+
+    // The analysis engine: a line that is not UTF-8 is refused, not rewritten; `terminate` is
+    // acknowledged after the stopped search's final answer.
+    let mut child = Command::new(bin())
+        .args(["analysis", "--model", SAMPLE, "--threads", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = lines_of(child.stdout.take().unwrap());
+    stdin.write_all(b"{\"id\":\"\xff\",\"maxVisits\":8}\n").unwrap();
+    let first = rx.recv_timeout(Duration::from_secs(30)).expect("an answer");
+    assert!(first.contains("not UTF-8") && !first.contains('\u{fffd}'), "{first}");
+    stdin.write_all(b"{\"id\":\"a\",\"maxVisits\":100000,\"maxTime\":60}\n").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    stdin.write_all(b"{\"id\":\"t\",\"action\":\"terminate\",\"terminateId\":\"a\"}\n").unwrap();
+    let mut seen = Vec::new();
+    let end = Instant::now() + Duration::from_secs(30);
+    while !seen.iter().any(|l: &String| l.contains("\"action\":\"terminate\"")) {
+        seen.push(rx.recv_timeout(end.saturating_duration_since(Instant::now())).expect("the acknowledgement"));
+    }
+    let ack = seen.len() - 1;
+    let answer = seen.iter().position(|l| l.contains("\"id\":\"a\"") && l.contains("\"isDuringSearch\":false")).unwrap_or(usize::MAX);
+    assert!(answer < ack, "the final answer comes before the acknowledgement: {seen:?}");
+    drop(stdin);
+    assert!(finish(child, 30, "analysis").status.success());
+}
