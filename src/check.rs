@@ -45,22 +45,20 @@ fn gib(bytes: u128) -> String {
 /// Refuses a setting that would ask for more than `total` bytes (the physical memory) before
 /// anything is allocated, so that a typo gives a message instead of an abort.
 pub fn check_memory_within(key: &str, bytes: u128, total: Option<u64>) -> Result<(), ConfigError> {
-    match total {
-        Some(total) if bytes > u128::from(total) => {
-            Err(ConfigError::Invalid { key: key.into(), message: format!("asks for {} of memory; this machine has {}", gib(bytes), gib(u128::from(total))) })
-        }
-        _ => Ok(()),
-    }
+    refuse_beyond(key, bytes, total, |need, have| format!("asks for {need} of memory; this machine has {have}"))
 }
 
 /// Refuses what needs more than this machine's physical memory, saying what needs it:
 /// "`what` needs about X of memory; this machine has Y".
 pub fn check_memory_of(key: &str, what: &str, bytes: u128) -> Result<(), ConfigError> {
-    match physical_memory() {
-        Some(total) if bytes > u128::from(total) => Err(ConfigError::Invalid {
-            key: key.into(),
-            message: format!("{what} needs about {} of memory; this machine has {}", gib(bytes), gib(u128::from(total))),
-        }),
+    refuse_beyond(key, bytes, physical_memory(), |need, have| format!("{what} needs about {need} of memory; this machine has {have}"))
+}
+
+/// `bytes` against `total` (unknown: anything goes); past it, `key`'s error with the message
+/// `say` writes from the two sizes in GiB.
+fn refuse_beyond(key: &str, bytes: u128, total: Option<u64>, say: impl Fn(String, String) -> String) -> Result<(), ConfigError> {
+    match total {
+        Some(total) if bytes > u128::from(total) => Err(ConfigError::Invalid { key: key.into(), message: say(gib(bytes), gib(u128::from(total))) }),
         _ => Ok(()),
     }
 }

@@ -167,7 +167,7 @@ fn ladder_match<G: ArenaGame>(
         openings: None,
         rules: format!("{:?}", cx.rules),
     };
-    let safe = |t: &str| t.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>();
+    let safe = crate::store::name_part;
     let path = run.root().join("ladder").join(format!("{source}-{}-vs-{}-{}-{seed:016x}.jsonl", safe(name_a), safe(&b.to_string()), plan.games));
     std::fs::create_dir_all(run.root().join("ladder")).map_err(|e| StoreError::new("cannot create directory", &run.root().join("ladder"), e))?;
     let (mut journal, kept) = Journal::open(&path, &plan).map_err(|e| LadderError::Journal(e.to_string()))?;

@@ -86,7 +86,8 @@ impl<G: RunGame> Pipeline<G> {
         let steps = c.steps_for(self.pending_samples - teacher_samples, teacher_samples);
         let start = Instant::now();
         let mut sum = crate::train::trainer::StepStats::default();
-        let mut split = StepSeconds::default();
+        // Where the steps since the last event went: drawing the batch, and the step's parts.
+        let (mut drawing, mut split) = (0.0, crate::train::trainer::StepTiming::default());
         let mut since_log = 0u64;
         let mut log_start = Instant::now();
         for i in 0..steps {
@@ -96,12 +97,9 @@ impl<G: RunGame> Pipeline<G> {
             let targets = Targets { mirror: c.mirror, q_ratio: c.value_q_ratio, opponent_policy: self.config.model.opponent_policy };
             let drawn = Instant::now();
             let Some(batch) = sample_batch(&self.window, &rules, c.batch_size, targets, &mut self.rng) else { break };
-            split.batch += drawn.elapsed().as_secs_f64();
+            drawing += drawn.elapsed().as_secs_f64();
             let mut s = self.trainer.step(&batch);
-            split.inputs += s.timing.inputs;
-            split.forward += s.timing.forward;
-            split.backward += s.timing.backward;
-            split.optimizer += s.timing.optimizer;
+            split += s.timing;
             // Tests make a step diverge here (a fault point: inert unless a test arms it).
             if (|| {
                 fail::fail_point!("train::loss", |_| true);
@@ -149,12 +147,15 @@ impl<G: RunGame> Pipeline<G> {
                     moves_left_loss: f64::from(sum.moves_left_loss / k),
                     opponent_policy_loss: f64::from(sum.opponent_policy_loss / k),
                     short_value_loss: f64::from(sum.short_value_loss / k),
-                    step_seconds: Some(StepSeconds {
-                        batch: split.batch / f64::from(k),
-                        inputs: split.inputs / f64::from(k),
-                        forward: split.forward / f64::from(k),
-                        backward: split.backward / f64::from(k),
-                        optimizer: split.optimizer / f64::from(k),
+                    step_seconds: Some({
+                        let mean = split / f64::from(k);
+                        StepSeconds {
+                            batch: drawing / f64::from(k),
+                            inputs: mean.inputs,
+                            forward: mean.forward,
+                            backward: mean.backward,
+                            optimizer: mean.optimizer,
+                        }
                     }),
                 }))?;
                 progress(
@@ -172,7 +173,7 @@ impl<G: RunGame> Pipeline<G> {
                     ),
                 );
                 sum = Default::default();
-                split = StepSeconds::default();
+                (drawing, split) = (0.0, Default::default());
                 since_log = 0;
                 log_start = Instant::now();
             }

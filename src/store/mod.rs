@@ -179,6 +179,12 @@ pub fn open_append(path: &Path) -> std::io::Result<File> {
     Ok(f)
 }
 
+/// `text` (a URL, a host, a player's name) as part of a file name: letters, digits, `-`, `_`
+/// and `.` kept, anything else `_`.
+pub fn name_part(text: &str) -> String {
+    text.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+}
+
 /// What a file that is not a regular file is, in words.
 pub fn file_kind(meta: &fs::Metadata) -> &'static str {
     let t = meta.file_type();

@@ -123,7 +123,7 @@ fn open_mirror(url: &str, mirror: &Path) -> Result<(tokio::runtime::Runtime, Ind
 
 /// A URL as one folder name: anything but letters, digits, `-`, `_` and `.` becomes `_`.
 fn folder_name(url: &str) -> String {
-    url.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+    super::name_part(url)
 }
 
 fn file_stamp(path: &Path) -> Option<(u64, u128)> {

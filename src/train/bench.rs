@@ -78,15 +78,10 @@ pub fn seconds_per_step(
     let start = Instant::now();
     let mut sum = StepTiming::default();
     for _ in 0..steps.max(1) {
-        let t = trainer.step(batch).timing;
-        sum.inputs += t.inputs;
-        sum.forward += t.forward;
-        sum.backward += t.backward;
-        sum.optimizer += t.optimizer;
+        sum += trainer.step(batch).timing;
     }
     let k = steps.max(1) as f64;
-    let mean = StepTiming { inputs: sum.inputs / k, forward: sum.forward / k, backward: sum.backward / k, optimizer: sum.optimizer / k };
-    Ok((start.elapsed().as_secs_f64() / k, mean))
+    Ok((start.elapsed().as_secs_f64() / k, sum / k))
 }
 
 /// The loss (policy plus weighted value) of each of `steps` optimiser steps of a fresh `model`

@@ -51,6 +51,24 @@ pub struct StepTiming {
     pub optimizer: f64,
 }
 
+impl std::ops::AddAssign for StepTiming {
+    fn add_assign(&mut self, t: StepTiming) {
+        self.inputs += t.inputs;
+        self.forward += t.forward;
+        self.backward += t.backward;
+        self.optimizer += t.optimizer;
+    }
+}
+
+impl std::ops::Div<f64> for StepTiming {
+    type Output = StepTiming;
+
+    /// Each part divided by `k` (a sum over `k` steps to a mean).
+    fn div(self, k: f64) -> StepTiming {
+        StepTiming { inputs: self.inputs / k, forward: self.forward / k, backward: self.backward / k, optimizer: self.optimizer / k }
+    }
+}
+
 /// A fresh optimiser for `config`.
 pub fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
     match config.optimizer {
